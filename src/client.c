@@ -1,0 +1,549 @@
+/* client: the lifecycle of a connected client, its query buffer and its
+ * output flushing.
+ *
+ * Bytes enter through clientReadHandler into c->querybuf; the resp parser
+ * cuts requests out of it; each complete request becomes c->argv (robj
+ * references owned by the client until the command ends) and goes to
+ * commandProcess. Replies built by reply.c leave through clientWrite, called
+ * from beforeSleep (most replies never wait for a writable event) or from the
+ * write handler when the socket was full.
+ *
+ * Clients are never freed inside an event handler: clientFreeAsync queues
+ * them and beforeSleep frees them, so a connection stays valid for the rest
+ * of the event that closed it. */
+#include "server.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+/* Don't let one client monopolise the loop: after this many bytes written in
+ * one go, the rest waits for the next iteration (unless memory is short). */
+#define NET_MAX_WRITES_PER_EVENT (1024 * 64)
+#define CLIENT_IOV_MAX 16
+/* Query buffers idle and larger than this are shrunk by the cron. */
+#define CLIENT_QBUF_SHRINK_MIN (32 * 1024)
+
+static void clientReadHandler(connection *conn);
+static void clientWriteHandler(connection *conn);
+
+client *clientCreate(connection *conn, int flags) {
+    /* The static reply buffer lives in the same allocation as the client. */
+    size_t usable;
+    client *c = zmalloc_usable(sizeof(client) + PROTO_REPLY_CHUNK_BYTES, &usable);
+    memset(c, 0, sizeof(*c));
+    c->buf = (char *)(c + 1);
+    c->buf_size = usable - sizeof(client);
+    c->id = server.next_client_id++;
+    c->flags = flags;
+    c->conn = conn;
+    c->resp = 2;
+    c->db = &server.db[0];
+    c->querybuf = sdsempty();
+    respInit(&c->req);
+    c->ctime = server.unixtime;
+    c->last_interaction = server.unixtime_ms;
+    if (!cfg.requirepass) c->flags |= CLIENT_AUTHENTICATED;
+    if (conn) {
+        conn->private_data = c;
+        connFormatPeer(conn, c->peer, sizeof(c->peer), 0);
+        connSetReadHandler(conn, clientReadHandler);
+        c->next = server.clients;
+        if (server.clients) server.clients->prev = c;
+        server.clients = c;
+        server.nclients++;
+    }
+    return c;
+}
+
+void clientFreeArgv(client *c) {
+    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    c->argc = 0;
+    c->argv_len_sum = 0;
+    c->cmd = NULL;
+}
+
+void clientReset(client *c) {
+    clientFreeArgv(c);
+    /* REPLY SKIP applies to exactly the command after CLIENT REPLY SKIP. */
+    if (c->flags & CLIENT_REPLY_SKIP) c->flags &= ~CLIENT_REPLY_SKIP;
+    if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
+        c->flags |= CLIENT_REPLY_SKIP;
+        c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
+    }
+}
+
+static void clientUnlinkList(client **head, client *c, size_t next_off) {
+    client **pp = head;
+    while (*pp) {
+        if (*pp == c) {
+            *pp = *(client **)((char *)c + next_off);
+            return;
+        }
+        pp = (client **)((char *)*pp + next_off);
+    }
+}
+
+void clientFree(client *c) {
+    if (c->conn) {
+        if (c->prev) c->prev->next = c->next;
+        else server.clients = c->next;
+        if (c->next) c->next->prev = c->prev;
+        server.nclients--;
+        connClose(c->conn);
+        c->conn = NULL;
+    }
+    if (c->flags & CLIENT_PENDING_WRITE)
+        clientUnlinkList(&server.pending_writes, c, offsetof(client, pending_next));
+    if (c->flags & CLIENT_MONITOR)
+        clientUnlinkList(&server.monitors, c, offsetof(client, monitor_next));
+    if (server.current_client == c) server.current_client = NULL;
+    clientFreeArgv(c);
+    zfree(c->argv);
+    respFree(&c->req);
+    sdsfree(c->querybuf);
+    sdsfree(c->name);
+    replyFreeBlocks(c);
+    zfree(c);
+}
+
+void clientFreeAsync(client *c) {
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    c->flags |= CLIENT_CLOSE_ASAP;
+    c->close_next = server.clients_to_close;
+    server.clients_to_close = c;
+}
+
+void clientsFreePendingClose(void) {
+    while (server.clients_to_close) {
+        client *c = server.clients_to_close;
+        server.clients_to_close = c->close_next;
+        clientFree(c);
+    }
+}
+
+void clientSetProtocolError(client *c, const char *err) {
+    if (cfg.verbosity <= LL_VERBOSE) {
+        serverLog(LL_VERBOSE, "Protocol error (%s) from client: id=%llu addr=%s", err,
+                  (unsigned long long)c->id, c->peer);
+    }
+    c->flags |= CLIENT_CLOSE_AFTER_REPLY | CLIENT_PROTOCOL_ERROR;
+}
+
+int clientHasPendingReplies(client *c) { return c->bufpos > 0 || c->reply_head != NULL; }
+
+/* Grow argv for n arguments. */
+static void clientEnsureArgv(client *c, int n) {
+    if (c->argv_len >= n) return;
+    int len = c->argv_len ? c->argv_len : 8;
+    while (len < n) len *= 2;
+    c->argv = zrealloc(c->argv, sizeof(robj *) * len);
+    c->argv_len = len;
+}
+
+/* Turn the parsed request into argv objects. */
+static void clientBuildArgv(client *c, const char *base) {
+    respRequest *r = &c->req;
+    clientEnsureArgv(c, r->argc);
+    if (r->type == RESP_REQ_INLINE) {
+        for (int j = 0; j < r->argc; j++) {
+            c->argv[j] = createObject(OBJ_STRING, r->inline_argv[j]);
+            c->argv_len_sum += sdslen(r->inline_argv[j]);
+        }
+        /* The sds strings now belong to the objects. */
+        zfree(r->inline_argv);
+        r->inline_argv = NULL;
+    } else {
+        for (int j = 0; j < r->argc; j++) {
+            c->argv[j] = createStringObject(base + r->args[j].off, r->args[j].len);
+            c->argv_len_sum += r->args[j].len;
+        }
+    }
+    c->argc = r->argc;
+    r->argc = 0;
+}
+
+void clientProcessInput(client *c) {
+    respLimits lim;
+    lim.max_bulk_len = cfg.proto_max_bulk_len;
+    while (c->qb_pos < sdslen(c->querybuf)) {
+        if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        lim.unauthenticated = !(c->flags & CLIENT_AUTHENTICATED);
+        const char *base = c->querybuf + c->qb_pos;
+        int st = respParse(&c->req, base, sdslen(c->querybuf) - c->qb_pos, &lim);
+        if (st == RESP_NEED_MORE) break;
+        if (st == RESP_ERROR) {
+            replyBegin(c);
+            replyError(c, c->req.err);
+            clientSetProtocolError(c, c->req.err + strlen("ERR Protocol error: "));
+            respReset(&c->req);
+            /* Whatever follows is garbage from our point of view. */
+            sdsclear(c->querybuf);
+            c->qb_pos = 0;
+            break;
+        }
+        size_t consumed = c->req.pos;
+        clientBuildArgv(c, base);
+        c->qb_pos += consumed;
+        respReset(&c->req);
+        if (c->argc == 0) continue; /* empty line or *0 */
+        c->last_interaction = server.unixtime_ms;
+        commandProcess(c);
+        clientReset(c);
+    }
+    if (c->qb_pos) {
+        sdsrange(c->querybuf, c->qb_pos, -1);
+        c->qb_pos = 0;
+    }
+}
+
+static void clientReadHandler(connection *conn) {
+    client *c = conn->private_data;
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    size_t readlen = PROTO_IOBUF_LEN;
+    /* In the middle of a big argument, read exactly what is missing so the
+     * query buffer holds it without overallocation. */
+    if (c->req.type == RESP_REQ_MULTIBULK && c->req.bulklen >= PROTO_MBULK_BIG_ARG) {
+        size_t have = sdslen(c->querybuf) - c->qb_pos - c->req.pos;
+        size_t need = (size_t)c->req.bulklen + 2;
+        if (need > have && need - have > readlen) readlen = need - have;
+    }
+    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+    size_t avail = sdsavail(c->querybuf);
+    ssize_t n = connRead(conn, c->querybuf + sdslen(c->querybuf), avail);
+    if (n == 0) {
+        serverLog(LL_VERBOSE, "Client closed connection id=%llu addr=%s",
+                  (unsigned long long)c->id, c->peer);
+        clientFreeAsync(c);
+        return;
+    }
+    if (n < 0) {
+        if (errno == EAGAIN || errno == EINTR) return;
+        serverLog(LL_VERBOSE, "Reading from client: %s", strerror(errno));
+        clientFreeAsync(c);
+        return;
+    }
+    sdsIncrLen(c->querybuf, n);
+    server.stat_net_input_bytes += n;
+    server.stat_io_reads_processed++;
+    c->last_interaction = server.unixtime_ms;
+    size_t qlen = sdslen(c->querybuf);
+    if (qlen > c->querybuf_peak) c->querybuf_peak = qlen;
+    if (cfg.client_max_querybuf_len && qlen > cfg.client_max_querybuf_len) {
+        serverLog(LL_WARNING, "Closing client that reached max query buffer length: id=%llu "
+                              "addr=%s qbuf=%zu",
+                  (unsigned long long)c->id, c->peer, qlen);
+        server.stat_client_qbuf_limit_disconnections++;
+        clientFreeAsync(c);
+        return;
+    }
+    server.current_client = c;
+    clientProcessInput(c);
+    server.current_client = NULL;
+}
+
+/* Write as much pending output as the socket takes. Returns C_ERR if the
+ * client was scheduled to be freed. */
+int clientWrite(client *c, int handler_installed) {
+    ssize_t total = 0;
+    while (clientHasPendingReplies(c)) {
+        struct iovec iov[CLIENT_IOV_MAX];
+        int cnt = 0;
+        size_t off = c->sentlen;
+        if (c->bufpos > 0) {
+            iov[cnt].iov_base = c->buf + off;
+            iov[cnt].iov_len = c->bufpos - off;
+            cnt++;
+            off = 0;
+        }
+        for (replyBlock *b = c->reply_head; b && cnt < CLIENT_IOV_MAX; b = b->next) {
+            if (b->used - off == 0) {
+                off = 0;
+                continue;
+            }
+            iov[cnt].iov_base = b->buf + off;
+            iov[cnt].iov_len = b->used - off;
+            cnt++;
+            off = 0;
+        }
+        ssize_t n = cnt ? connWritev(c->conn, iov, cnt) : 0;
+        if (n <= 0) {
+            if (n < 0 && errno != EAGAIN && errno != EINTR) {
+                serverLog(LL_VERBOSE, "Error writing to client: %s", strerror(errno));
+                clientFreeAsync(c);
+                return C_ERR;
+            }
+            if (cnt) break;
+        }
+        total += n;
+        /* Consume n bytes from the front of the output. */
+        size_t left = (size_t)(n > 0 ? n : 0);
+        if (c->bufpos > 0) {
+            size_t rem = c->bufpos - c->sentlen;
+            if (left >= rem) {
+                left -= rem;
+                c->bufpos = 0;
+                c->sentlen = 0;
+            } else {
+                c->sentlen += left;
+                left = 0;
+            }
+        }
+        while (c->bufpos == 0 && c->reply_head) {
+            replyBlock *b = c->reply_head;
+            size_t rem = b->used - c->sentlen;
+            if (left < rem) {
+                c->sentlen += left;
+                break;
+            }
+            left -= rem;
+            c->sentlen = 0;
+            c->reply_head = b->next;
+            if (!c->reply_head) c->reply_tail = NULL;
+            c->reply_bytes -= b->size;
+            zfree(b);
+        }
+        if (total > NET_MAX_WRITES_PER_EVENT) break;
+    }
+    server.stat_net_output_bytes += total;
+    if (total) server.stat_io_writes_processed++;
+    if (!clientHasPendingReplies(c)) {
+        c->sentlen = 0;
+        if (handler_installed) connSetWriteHandler(c->conn, NULL, 0);
+        if (c->flags & CLIENT_CLOSE_AFTER_REPLY) {
+            clientFreeAsync(c);
+            return C_ERR;
+        }
+    }
+    return C_OK;
+}
+
+static void clientWriteHandler(connection *conn) {
+    client *c = conn->private_data;
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    clientWrite(c, 1);
+}
+
+/* Called before the loop sleeps: most clients get their reply written here,
+ * without ever registering for writable events. */
+void clientsHandlePendingWrites(void) {
+    while (server.pending_writes) {
+        client *c = server.pending_writes;
+        server.pending_writes = c->pending_next;
+        c->flags &= ~CLIENT_PENDING_WRITE;
+        if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        if (clientWrite(c, 0) == C_ERR) continue;
+        if (clientHasPendingReplies(c)) connSetWriteHandler(c->conn, clientWriteHandler, 0);
+    }
+}
+
+int clientType(client *c) {
+    (void)c;
+    return CLIENT_TYPE_NORMAL;
+}
+
+const char *clientTypeName(client *c) {
+    (void)c;
+    return "normal";
+}
+
+/* Apply client-output-buffer-limit for the client's class. Returns 1 if the
+ * client was scheduled to be closed. */
+int clientCheckOutputLimits(client *c) {
+    if (c->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP)) return 0;
+    clientBufferLimit *lim = &cfg.client_obuf_limits[clientType(c)];
+    size_t used = c->reply_bytes;
+    int hard = lim->hard_limit_bytes && used >= lim->hard_limit_bytes;
+    int soft = lim->soft_limit_bytes && used >= lim->soft_limit_bytes;
+    if (soft) {
+        if (c->obuf_soft_limit_reached_time == 0) {
+            c->obuf_soft_limit_reached_time = server.unixtime;
+            soft = lim->soft_limit_seconds == 0;
+        } else if (server.unixtime - c->obuf_soft_limit_reached_time <= lim->soft_limit_seconds) {
+            soft = 0;
+        }
+    } else {
+        c->obuf_soft_limit_reached_time = 0;
+    }
+    if (!hard && !soft) return 0;
+    sds info = clientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+    sdsfree(info);
+    server.stat_client_outbuf_limit_disconnections++;
+    clientFreeAsync(c);
+    return 1;
+}
+
+client *clientLookupById(uint64_t id) {
+    for (client *c = server.clients; c; c = c->next)
+        if (c->id == id) return c;
+    return NULL;
+}
+
+static void clientAcceptCommon(connection *conn, int flags, const char *ip) {
+    if (server.nclients >= cfg.maxclients) {
+        static const char err[] = "-ERR max number of clients reached\r\n";
+        /* Best effort: the socket is fresh, so the write almost always fits. */
+        if (connWrite(conn, err, sizeof(err) - 1) == -1) { /* nothing to do */
+        }
+        server.stat_rejected_conn++;
+        connClose(conn);
+        return;
+    }
+    client *c = clientCreate(conn, flags);
+    server.stat_numconnections++;
+    serverLog(LL_VERBOSE, "Accepted %s", ip);
+    (void)c;
+}
+
+/* Accept up to this many connections per readable event, as Redis does, so
+ * a connection storm cannot starve established clients. */
+#define MAX_ACCEPTS_PER_CALL 1000
+
+void clientAcceptTcp(eventLoop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)data;
+    (void)mask;
+    char ip[NET_IP_STR_LEN];
+    int port;
+    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
+        int cfd = netAccept(server.neterr, sizeof(server.neterr), fd, ip, sizeof(ip), &port);
+        if (cfd == -1) {
+            if (errno != EWOULDBLOCK && errno != EAGAIN)
+                serverLog(LL_WARNING, "Accepting client connection: %s", server.neterr);
+            return;
+        }
+        netSetTcpNoDelay(cfd);
+        if (cfg.tcpkeepalive) netSetKeepAlive(cfd, cfg.tcpkeepalive);
+        char addr[NET_ADDR_STR_LEN];
+        netFormatAddr(addr, sizeof(addr), ip, port);
+        clientAcceptCommon(connCreateAccepted(&connTcpType, cfd), 0, addr);
+    }
+}
+
+void clientAcceptUnix(eventLoop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)data;
+    (void)mask;
+    for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
+        int cfd = netAccept(server.neterr, sizeof(server.neterr), fd, NULL, 0, NULL);
+        if (cfd == -1) {
+            if (errno != EWOULDBLOCK && errno != EAGAIN)
+                serverLog(LL_WARNING, "Accepting client connection: %s", server.neterr);
+            return;
+        }
+        clientAcceptCommon(connCreateAccepted(&connUnixType, cfd), CLIENT_UNIX_SOCKET,
+                           cfg.unixsocket);
+    }
+}
+
+/* Periodic per-client work, a slice of the clients per call so the cron
+ * stays short with many clients: idle timeouts, query buffer shrinking and
+ * the time-based part of output limits. */
+int clientsCron(void) {
+    static client *cursor = NULL; /* resumes where the last call stopped */
+    unsigned long numclients = server.nclients;
+    unsigned long iterations = numclients / (unsigned long)server.hz;
+    if (iterations < 50) iterations = numclients < 50 ? numclients : 50;
+    /* The cursor may have been freed since: validate by walking. A freed
+     * cursor simply restarts from the head. */
+    client *c = NULL;
+    if (cursor) {
+        for (client *x = server.clients; x; x = x->next)
+            if (x == cursor) {
+                c = x;
+                break;
+            }
+    }
+    if (!c) c = server.clients;
+    while (c && iterations--) {
+        client *next = c->next;
+        if (!(c->flags & CLIENT_CLOSE_ASAP)) {
+            if (cfg.maxidletime && !(c->flags & CLIENT_MONITOR) &&
+                server.unixtime_ms - c->last_interaction > (long long)cfg.maxidletime * 1000) {
+                serverLog(LL_VERBOSE, "Closing idle client");
+                clientFreeAsync(c);
+            } else if (c->qb_pos == 0 && sdslen(c->querybuf) == 0 &&
+                       sdsalloc(c->querybuf) > CLIENT_QBUF_SHRINK_MIN &&
+                       server.unixtime_ms - c->last_interaction > 2000) {
+                sdsfree(c->querybuf);
+                c->querybuf = sdsempty();
+                c->querybuf_peak = 0;
+            } else if (c->reply_head && c->obuf_soft_limit_reached_time) {
+                clientCheckOutputLimits(c);
+            }
+        }
+        c = next;
+    }
+    cursor = c;
+    return 0;
+}
+
+static void clientFlagsString(client *c, char *buf) {
+    char *p = buf;
+    if (c->flags & CLIENT_MONITOR) *p++ = 'O';
+    if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
+    if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
+    if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
+    if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
+    if (p == buf) *p++ = 'N';
+    *p = '\0';
+}
+
+sds clientInfoString(sds s, client *c) {
+    char flags[16], events[3], *e = events;
+    clientFlagsString(c, flags);
+    if (c->conn) {
+        int mask = elGetFileMask(server.el, c->conn->fd);
+        if (mask & EV_READABLE) *e++ = 'r';
+        if (mask & EV_WRITABLE) *e++ = 'w';
+    }
+    *e = '\0';
+    char laddr[NET_ADDR_STR_LEN] = "";
+    if (c->conn) connFormatPeer(c->conn, laddr, sizeof(laddr), 1);
+    size_t obl = c->bufpos;
+    unsigned long oll = 0;
+    for (replyBlock *b = c->reply_head; b; b = b->next) oll++;
+    size_t qbuf = sdslen(c->querybuf);
+    size_t qfree = sdsavail(c->querybuf);
+    size_t argvmem = c->argv_len_sum + sizeof(robj *) * c->argv_len;
+    size_t totmem = sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes + argvmem;
+    return sdscatprintf(
+        s,
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
+        "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
+        "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d",
+        (unsigned long long)c->id, c->peer, laddr, c->conn ? c->conn->fd : -1,
+        c->name ? c->name : "", (long long)(server.unixtime - c->ctime),
+        (server.unixtime_ms - c->last_interaction) / 1000, flags, c->db ? c->db->id : 0, qbuf,
+        qfree, argvmem, c->buf_size, c->bufpos, obl, oll, c->reply_bytes, totmem, events,
+        c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp);
+}
+
+sds clientListString(int type) {
+    sds s = sdsempty();
+    /* The list is newest-first; CLIENT LIST shows oldest first like Redis. */
+    client *last = server.clients;
+    while (last && last->next) last = last->next;
+    for (client *c = last; c; c = c->prev) {
+        if (type != -1 && clientType(c) != type) continue;
+        s = clientInfoString(s, c);
+        s = sdscatlen(s, "\n", 1);
+    }
+    return s;
+}
+
+/* Replace the arguments (used when a command is propagated in a different
+ * form, e.g. SETEX -> SET PX). Takes ownership of the passed objects. */
+void clientRewriteArgv(client *c, int argc, ...) {
+    va_list ap;
+    robj **argv = zmalloc(sizeof(robj *) * argc);
+    va_start(ap, argc);
+    for (int j = 0; j < argc; j++) argv[j] = va_arg(ap, robj *);
+    va_end(ap);
+    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    zfree(c->argv);
+    c->argv = argv;
+    c->argc = c->argv_len = argc;
+}

@@ -1,0 +1,78 @@
+/* conn: the connection abstraction between sockets and clients.
+ *
+ * A connection is a socket plus a type (a vtable). The client layer only
+ * calls connRead/connWrite/connWritev/connSetReadHandler/... and never sees
+ * the fd's kind, so TLS can later plug in as another connType without
+ * touching the command core. Plain TCP and Unix sockets share the socket
+ * implementation and differ only in how the peer is named.
+ *
+ * Ownership: the connection owns its fd; connClose closes both. private_data
+ * (the client) belongs to the caller. */
+#ifndef CAIRN_CONN_H
+#define CAIRN_CONN_H
+#include <stddef.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+typedef struct connection connection;
+typedef void (*connCallback)(connection *conn);
+
+#define CONN_STATE_CONNECTED 1
+#define CONN_STATE_CLOSED    2
+#define CONN_STATE_ERROR     3
+
+typedef struct connType {
+    const char *name;
+    ssize_t (*read)(connection *conn, void *buf, size_t len);
+    ssize_t (*write)(connection *conn, const void *buf, size_t len);
+    ssize_t (*writev)(connection *conn, const struct iovec *iov, int iovcnt);
+    int (*set_read_handler)(connection *conn, connCallback cb);
+    int (*set_write_handler)(connection *conn, connCallback cb, int barrier);
+    void (*close)(connection *conn);
+    /* "ip:port" or the socket path for peer/local addresses */
+    int (*format_peer)(connection *conn, char *buf, size_t len, int local);
+} connType;
+
+struct connection {
+    connType *type;
+    int fd;
+    int state;
+    int last_errno;
+    connCallback read_handler, write_handler;
+    void *private_data;
+};
+
+extern connType connTcpType, connUnixType;
+
+connection *connCreateAccepted(connType *type, int fd);
+static inline ssize_t connRead(connection *c, void *buf, size_t len) {
+    return c->type->read(c, buf, len);
+}
+static inline ssize_t connWrite(connection *c, const void *buf, size_t len) {
+    return c->type->write(c, buf, len);
+}
+static inline ssize_t connWritev(connection *c, const struct iovec *iov, int n) {
+    return c->type->writev(c, iov, n);
+}
+static inline int connSetReadHandler(connection *c, connCallback cb) {
+    return c->type->set_read_handler(c, cb);
+}
+static inline int connSetWriteHandler(connection *c, connCallback cb, int barrier) {
+    return c->type->set_write_handler(c, cb, barrier);
+}
+static inline void connClose(connection *c) { c->type->close(c); }
+static inline int connFormatPeer(connection *c, char *buf, size_t len, int local) {
+    return c->type->format_peer(c, buf, len, local);
+}
+static inline int connHasWriteHandler(connection *c) { return c->write_handler != NULL; }
+
+/* Socket helpers (net setup), also in conn.c. Return fd or -1 with err set. */
+int netTcpListen(char *err, size_t errlen, const char *addr, int port, int backlog);
+int netUnixListen(char *err, size_t errlen, const char *path, unsigned int perm, int backlog);
+int netAccept(char *err, size_t errlen, int listen_fd, char *ip, size_t iplen, int *port);
+int netSetNonBlock(int fd);
+int netSetTcpNoDelay(int fd);
+int netSetKeepAlive(int fd, int interval);
+int netFormatAddr(char *buf, size_t len, const char *ip, int port);
+
+#endif

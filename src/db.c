@@ -1,0 +1,392 @@
+/* db: the keyspace. Sixteen (cfg.dbnum) databases, each a dict of sds key ->
+ * robj value plus a dict of the same key pointers -> expire time (unix ms).
+ *
+ * Keys enter through dbAdd/dbSetValue (the keyspace takes ownership of the
+ * key copy and of one reference to the value) and leave through deletion or
+ * expiry, which also propagates a DEL so the AOF and replicas agree.
+ *
+ * The single-lookup rule: a write command calls dbFindForWrite once. The
+ * keyRef it gets back holds either the live entry or the position where the
+ * key would be inserted, and dbSetValue / dbSetExpireEntry /
+ * dbRemoveExpireEntry work from it without searching the main dict again.
+ * server.stat_lookups counts every search of a main dict (DEBUG LOOKUPS), so
+ * tests can check that rule. */
+#include "server.h"
+
+uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
+
+uint64_t dictSdsCaseHash(const void *key) {
+    return dictGenCaseHashFunction((const unsigned char *)key, sdslen((sds)key));
+}
+
+int dictSdsKeyCompare(dict *d, const void *k1, const void *k2) {
+    (void)d;
+    size_t l1 = sdslen((sds)k1), l2 = sdslen((sds)k2);
+    return l1 == l2 && memcmp(k1, k2, l1) == 0;
+}
+
+int dictSdsKeyCaseCompare(dict *d, const void *k1, const void *k2) {
+    (void)d;
+    return strcasecmp(k1, k2) == 0;
+}
+
+void dictSdsDestructor(dict *d, void *val) {
+    (void)d;
+    sdsfree(val);
+}
+
+static void dictObjectDestructor(dict *d, void *val) {
+    (void)d;
+    if (val) decrRefCount(val);
+}
+
+dictType dbDictType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, dictSdsDestructor,
+                       dictObjectDestructor, NULL};
+/* expires: keys are the same sds pointers as in the main dict, not owned. */
+dictType keyptrDictType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, NULL, NULL, NULL};
+
+void dbInit(void) {
+    server.db = zcalloc(sizeof(serverDb) * cfg.dbnum);
+    for (int j = 0; j < cfg.dbnum; j++) {
+        server.db[j].dict = dictCreate(&dbDictType);
+        server.db[j].expires = dictCreate(&keyptrDictType);
+        server.db[j].id = j;
+    }
+}
+
+/* ---- expiry primitives ---- */
+
+long long dbGetExpireEntry(serverDb *db, dictEntry *de) {
+    if (dictSize(db->expires) == 0) return -1;
+    dictEntry *e = dictFind(db->expires, dictGetKey(de));
+    return e ? dictGetSignedIntegerVal(e) : -1;
+}
+
+long long dbGetExpire(serverDb *db, robj *key) {
+    if (dictSize(db->expires) == 0) return -1;
+    dictEntry *e = dictFind(db->expires, key->ptr);
+    return e ? dictGetSignedIntegerVal(e) : -1;
+}
+
+void dbSetExpireEntry(serverDb *db, dictEntry *de, long long when) {
+    dictEntry *existing;
+    dictEntry *e = dictAddRaw(db->expires, dictGetKey(de), &existing);
+    dictSetSignedIntegerVal(e ? e : existing, when);
+}
+
+int dbRemoveExpireEntry(serverDb *db, dictEntry *de) {
+    if (dictSize(db->expires) == 0) return 0;
+    return dictDelete(db->expires, dictGetKey(de)) == DICT_OK;
+}
+
+void dbSetExpire(serverDb *db, robj *key, long long when) {
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    serverAssert(de != NULL);
+    dbSetExpireEntry(db, de, when);
+}
+
+int dbRemoveExpire(serverDb *db, robj *key) {
+    if (dictSize(db->expires) == 0) return 0;
+    return dictDelete(db->expires, key->ptr) == DICT_OK;
+}
+
+int dbKeyIsExpired(serverDb *db, dictEntry *de) {
+    long long when = dbGetExpireEntry(db, de);
+    if (when < 0) return 0;
+    if (server.loading) return 0;
+    return server.cmd_time_snapshot > when;
+}
+
+/* Current time for expiry decisions: fixed for the duration of a command so
+ * a key cannot expire half way through it. */
+long long dbExpiredNow(void) { return server.cmd_time_snapshot; }
+
+/* Delete an expired key found at de and tell the rest of the world. */
+void dbDeleteExpiredEntry(serverDb *db, dictEntry *de) {
+    robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
+    dbDelete(db, keyobj);
+    server.stat_expiredkeys++;
+    notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
+    signalModifiedKey(NULL, db, keyobj);
+    propagateDel(db, keyobj, cfg.lazyfree_lazy_expire);
+    decrRefCount(keyobj);
+}
+
+int dbExpireIfNeeded(serverDb *db, robj *key, dictEntry *de) {
+    (void)key;
+    if (!dbKeyIsExpired(db, de)) return 0;
+    dbDeleteExpiredEntry(db, de);
+    return 1;
+}
+
+/* ---- lookups ---- */
+
+static inline void dbTouch(robj *val) {
+    val->lru = lruClock();
+}
+
+static dictEntry *dbFindLive(serverDb *db, robj *key) {
+    server.stat_lookups++;
+    dictEntry *de = dictFind(db->dict, key->ptr);
+    if (de && dictSize(db->expires) && dbKeyIsExpired(db, de)) {
+        dbDeleteExpiredEntry(db, de);
+        return NULL;
+    }
+    return de;
+}
+
+robj *dbLookupRead(serverDb *db, robj *key) {
+    dictEntry *de = dbFindLive(db, key);
+    if (!de) {
+        server.stat_keyspace_misses++;
+        notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", key, db->id);
+        return NULL;
+    }
+    server.stat_keyspace_hits++;
+    robj *val = dictGetVal(de);
+    dbTouch(val);
+    return val;
+}
+
+robj *dbLookupReadNoTouch(serverDb *db, robj *key) {
+    dictEntry *de = dbFindLive(db, key);
+    return de ? dictGetVal(de) : NULL;
+}
+
+robj *dbLookupWrite(serverDb *db, robj *key) {
+    dictEntry *de = dbFindLive(db, key);
+    if (!de) return NULL;
+    robj *val = dictGetVal(de);
+    dbTouch(val);
+    return val;
+}
+
+void dbFindForWrite(serverDb *db, robj *key, keyRef *ref) {
+    ref->db = db;
+    ref->key = key;
+    server.stat_lookups++;
+    dictEntry *de = dictFindOrPos(db->dict, key->ptr, &ref->pos);
+    if (de && dictSize(db->expires) && dbKeyIsExpired(db, de)) {
+        /* Rare: the key is logically gone. Deleting it changes the table, so
+         * the insert position must be computed afresh. */
+        dbDeleteExpiredEntry(db, de);
+        server.stat_lookups++;
+        de = dictFindOrPos(db->dict, key->ptr, &ref->pos);
+    }
+    ref->de = de;
+}
+
+void dbSetValue(keyRef *ref, robj *val) {
+    if (ref->de) {
+        dbOverwriteValue(ref, val);
+        return;
+    }
+    sds k = sdsnewkey(ref->key->ptr, sdslen(ref->key->ptr));
+    ref->de = dictInsertAtPos(ref->db->dict, k, &ref->pos);
+    dictSetVal(ref->db->dict, ref->de, val);
+}
+
+void dbOverwriteValue(keyRef *ref, robj *val) {
+    robj *old = dictGetVal(ref->de);
+    dictSetVal(ref->db->dict, ref->de, val);
+    if (old != val) decrRefCount(old);
+}
+
+void dbAdd(serverDb *db, robj *key, robj *val) {
+    keyRef ref;
+    dbFindForWrite(db, key, &ref);
+    serverAssert(ref.de == NULL);
+    dbSetValue(&ref, val);
+}
+
+int dbDelete(serverDb *db, robj *key) {
+    server.stat_lookups++;
+    dictEntry *de = dictUnlink(db->dict, key->ptr);
+    if (!de) return 0;
+    /* The expires entry shares the key sds: remove it before freeing. */
+    if (dictSize(db->expires)) dictDelete(db->expires, dictGetKey(de));
+    dictFreeUnlinkedEntry(db->dict, de);
+    return 1;
+}
+
+/* UNLINK and friends: values are small today, and the background free
+ * thread arrives with the persistence work; until then freeing is inline. */
+int dbDeleteAsync(serverDb *db, robj *key) { return dbDelete(db, key); }
+
+int dbExists(serverDb *db, robj *key) { return dbFindLive(db, key) != NULL; }
+
+long long dbEmpty(int dbnum, int async) {
+    (void)async;
+    long long removed = 0;
+    int start = dbnum == -1 ? 0 : dbnum;
+    int end = dbnum == -1 ? cfg.dbnum - 1 : dbnum;
+    for (int j = start; j <= end; j++) {
+        removed += dictSize(server.db[j].dict);
+        dictEmpty(server.db[j].expires, NULL);
+        dictEmpty(server.db[j].dict, NULL);
+        server.db[j].avg_ttl = 0;
+        server.db[j].expires_cursor = 0;
+    }
+    return removed;
+}
+
+long long dbTotalKeys(void) {
+    long long n = 0;
+    for (int j = 0; j < cfg.dbnum; j++) n += dictSize(server.db[j].dict);
+    return n;
+}
+
+int dbSelect(client *c, int id) {
+    if (id < 0 || id >= cfg.dbnum) return C_ERR;
+    c->db = &server.db[id];
+    return C_OK;
+}
+
+robj *dbRandomKey(serverDb *db) {
+    /* If every key is volatile and expired, give up after some tries rather
+     * than loop forever (the expired ones get deleted as we go). */
+    int maxtries = 100;
+    int allvolatile = dictSize(db->dict) == dictSize(db->expires);
+    while (dictSize(db->dict)) {
+        dictEntry *de = dictGetFairRandomKey(db->dict);
+        sds key = dictGetKey(de);
+        robj *keyobj = createStringObject(key, sdslen(key));
+        if (dictSize(db->expires) && dbKeyIsExpired(db, de)) {
+            if (allvolatile && --maxtries == 0) return keyobj;
+            dbDeleteExpiredEntry(db, de);
+            decrRefCount(keyobj);
+            continue;
+        }
+        return keyobj;
+    }
+    return NULL;
+}
+
+void dbSwap(int id1, int id2) {
+    serverDb *a = &server.db[id1], *b = &server.db[id2];
+    dict *d = a->dict, *e = a->expires;
+    long long ttl = a->avg_ttl;
+    a->dict = b->dict;
+    a->expires = b->expires;
+    a->avg_ttl = b->avg_ttl;
+    b->dict = d;
+    b->expires = e;
+    b->avg_ttl = ttl;
+    a->expires_cursor = b->expires_cursor = 0;
+}
+
+/* Hooks for WATCH / client tracking and keyspace events: call sites are in
+ * place; the Pub/Sub and transactions work gives them bodies. */
+void signalModifiedKey(client *c, serverDb *db, robj *key) {
+    (void)c;
+    (void)db;
+    (void)key;
+}
+
+void signalFlushedDb(int dbid) { (void)dbid; }
+
+void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
+    if (!(cfg.notify_keyspace_events & type)) return;
+    (void)event;
+    (void)key;
+    (void)dbid;
+}
+
+/* ---- active expiry ---- */
+
+#define ACTIVE_EXPIRE_KEYS_PER_LOOP 20   /* keys sampled per database per loop */
+#define ACTIVE_EXPIRE_SLOW_TIME_PERC 25  /* max CPU percent of a cron tick */
+#define ACTIVE_EXPIRE_ACCEPTABLE_STALE 10 /* percent of stale keys tolerated */
+
+typedef struct expireScanState {
+    serverDb *db;
+    long long now;
+    unsigned long sampled, expired;
+} expireScanState;
+
+static void activeExpireScanCb(void *privdata, const dictEntry *const_de) {
+    expireScanState *st = privdata;
+    dictEntry *de = (dictEntry *)const_de;
+    st->sampled++;
+    if (dictGetSignedIntegerVal(de) < st->now) {
+        /* The scan callback runs with rehashing paused, so deleting the
+         * entry under the cursor is safe: the dict does not move. */
+        robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
+        dbDelete(st->db, keyobj);
+        server.stat_expiredkeys++;
+        notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, st->db->id);
+        signalModifiedKey(NULL, st->db, keyobj);
+        propagateDel(st->db, keyobj, cfg.lazyfree_lazy_expire);
+        decrRefCount(keyobj);
+        st->expired++;
+    }
+}
+
+/* Sample keys with a TTL and delete the expired ones, database by database,
+ * repeating on a database while more than ~10% of the sample was stale, and
+ * stopping when the time budget for this tick is spent. */
+void activeExpireCycle(int fast) {
+    static int current_db = 0;
+    int effort = cfg.active_expire_effort - 1;
+    unsigned long per_loop =
+        ACTIVE_EXPIRE_KEYS_PER_LOOP + ACTIVE_EXPIRE_KEYS_PER_LOOP / 4 * effort;
+    long long budget_us = fast ? 1000 + 250 * effort
+                               : (long long)(ACTIVE_EXPIRE_SLOW_TIME_PERC + 2 * effort) * 1000000 /
+                                     server.hz / 100;
+    uint64_t start = monotonicUs();
+    long long saved_snapshot = server.cmd_time_snapshot;
+    int dbs = cfg.dbnum < CRON_DBS_PER_CALL ? cfg.dbnum : CRON_DBS_PER_CALL;
+    for (int j = 0; j < dbs; j++) {
+        serverDb *db = &server.db[current_db % cfg.dbnum];
+        current_db++;
+        for (;;) {
+            if (dictSize(db->expires) == 0) break;
+            expireScanState st = {db, mstime(), 0, 0};
+            server.cmd_time_snapshot = st.now;
+            unsigned long max_buckets = per_loop * 20;
+            unsigned long buckets = 0;
+            do {
+                db->expires_cursor = dictScan(db->expires, db->expires_cursor,
+                                              activeExpireScanCb, &st);
+                buckets++;
+            } while (db->expires_cursor && st.sampled < per_loop && buckets < max_buckets);
+            if ((long long)(monotonicUs() - start) > budget_us) {
+                server.stat_expired_time_cap_reached_count++;
+                server.cmd_time_snapshot = saved_snapshot;
+                return;
+            }
+            if (st.sampled == 0 ||
+                st.expired * 100 / st.sampled <= ACTIVE_EXPIRE_ACCEPTABLE_STALE - (unsigned)effort)
+                break;
+        }
+    }
+    server.cmd_time_snapshot = saved_snapshot;
+}
+
+/* Incremental rehashing of the keyspace: a millisecond per cron tick on the
+ * first database that needs it. */
+void dbsCron(void) {
+    activeExpireCycle(0);
+    if (!cfg.activerehashing) return;
+    for (int j = 0; j < cfg.dbnum; j++) {
+        serverDb *db = &server.db[j];
+        if (dictIsRehashing(db->dict)) {
+            dictRehashMilliseconds(db->dict, 1);
+            return;
+        }
+        if (dictIsRehashing(db->expires)) {
+            dictRehashMilliseconds(db->expires, 1);
+            return;
+        }
+    }
+    /* Shrink tables that emptied out (below 10% full), as Redis does. */
+    for (int j = 0; j < cfg.dbnum; j++) {
+        serverDb *db = &server.db[j];
+        if (dictSlots(db->dict) > DICT_HT_INITIAL_SIZE &&
+            dictSize(db->dict) * 100 / dictSlots(db->dict) < 10)
+            dictResize(db->dict);
+        if (dictSlots(db->expires) > DICT_HT_INITIAL_SIZE &&
+            dictSize(db->expires) * 100 / dictSlots(db->expires) < 10)
+            dictResize(db->expires);
+    }
+}

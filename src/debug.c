@@ -1,0 +1,194 @@
+/* debug: the DEBUG command, gated by enable-debug-command like Redis 7.0.
+ *
+ * Subcommands inspect or poke internals for tests and troubleshooting; none
+ * is needed in normal operation. DEBUG LOOKUPS exposes the keyspace lookup
+ * counter the single-lookup tests read, DEBUG PROPAGATED the bytes encoded
+ * into the propagation stream since the previous call. */
+#include "server.h"
+#include "propagate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static int active_expire_enabled = 1;
+int debugActiveExpireEnabled(void) { return active_expire_enabled; }
+
+static streamCursor debug_cursor;
+
+static void debugPropagated(client *c) {
+    if (!debug_cursor.block) {
+        streamCursorAttach(&debug_cursor);
+        replyBulkBuf(c, "", 0);
+        return;
+    }
+    sds s = sdsempty();
+    struct iovec iov[16];
+    int n;
+    while ((n = streamCursorPeek(&debug_cursor, iov, 16)) > 0) {
+        size_t total = 0;
+        for (int j = 0; j < n; j++) {
+            s = sdscatlen(s, iov[j].iov_base, iov[j].iov_len);
+            total += iov[j].iov_len;
+        }
+        streamCursorAdvance(&debug_cursor, total);
+    }
+    replyBulkSds(c, s);
+}
+
+static void debugProtocol(client *c) {
+    const char *name = c->argv[2]->ptr;
+    if (!strcasecmp(name, "string")) replyBulkCString(c, "Hello World");
+    else if (!strcasecmp(name, "integer")) replyLongLong(c, 12345);
+    else if (!strcasecmp(name, "double")) replyDouble(c, 3.141);
+    else if (!strcasecmp(name, "bignum")) replyBigNum(c, "1234567999999999999999999999999999999", 37);
+    else if (!strcasecmp(name, "null")) replyNull(c);
+    else if (!strcasecmp(name, "array")) {
+        replyArrayLen(c, 3);
+        for (int j = 0; j < 3; j++) replyLongLong(c, j);
+    } else if (!strcasecmp(name, "set")) {
+        replySetLen(c, 3);
+        for (int j = 0; j < 3; j++) replyLongLong(c, j);
+    } else if (!strcasecmp(name, "map")) {
+        replyMapLen(c, 3);
+        for (int j = 0; j < 3; j++) {
+            replyLongLong(c, j);
+            replyBool(c, j == 1);
+        }
+    } else if (!strcasecmp(name, "attrib")) {
+        if (c->resp >= 3) {
+            replyAttributeLen(c, 1);
+            replyBulkCString(c, "key-popularity");
+            replyArrayLen(c, 2);
+            replyBulkCString(c, "key:123");
+            replyLongLong(c, 90);
+        }
+        replyBulkCString(c, "Some real reply following the attribute");
+    } else if (!strcasecmp(name, "push")) {
+        if (c->resp < 3) {
+            replyError(c, "ERR RESP2 is not supported by this command");
+            return;
+        }
+        replyPushLen(c, 2);
+        replyBulkCString(c, "server-cpu-usage");
+        replyLongLong(c, 42);
+        replyBulkCString(c, "Some real reply following the push reply");
+    } else if (!strcasecmp(name, "true")) replyBool(c, 1);
+    else if (!strcasecmp(name, "false")) replyBool(c, 0);
+    else if (!strcasecmp(name, "verbatim")) replyVerbatim(c, "This is a verbatim\nstring", 25, "txt");
+    else
+        replyError(c, "ERR Wrong protocol type name. Please use one of the following: string|integer|"
+                      "double|bignum|null|array|set|map|attrib|push|verbatim|true|false");
+}
+
+static void debugPopulate(client *c) {
+    long long count, size = 0;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
+    if (count < 0) {
+        replyError(c, "ERR count can't be negative");
+        return;
+    }
+    const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
+    if (c->argc == 5 && getLongLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
+    for (long long j = 0; j < count; j++) {
+        char buf[128];
+        int kl = snprintf(buf, sizeof(buf), "%s:%lld", prefix, j);
+        robj *key = createStringObject(buf, kl);
+        keyRef ref;
+        dbFindForWrite(c->db, key, &ref);
+        if (!ref.de) {
+            int vl = snprintf(buf, sizeof(buf), "value:%lld", j);
+            robj *val;
+            if (size) {
+                val = createStringObject(NULL, size);
+                memcpy(val->ptr, buf, (size_t)vl < (size_t)size ? (size_t)vl : (size_t)size);
+            } else {
+                val = createStringObject(buf, vl);
+            }
+            dbSetValue(&ref, val);
+        }
+        decrRefCount(key);
+    }
+    replyOk(c);
+}
+
+void debugCommand(client *c) {
+    static const char *help[] = {
+        "LOG <message>", "    Write <message> to the server log.",
+        "LOOKUPS [RESET]", "    Return (or reset) the number of keyspace dictionary lookups.",
+        "OBJECT <key>", "    Show low level info about the key and associated value.",
+        "POPULATE <count> [<prefix>] [<size>]", "    Create <count> string keys named key:<num>.",
+        "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
+        "PROTOCOL <type>", "    Reply with a test value of the specified type.",
+        "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background.",
+        "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
+        "HTSTATS <dbid>", "    Return hash table statistics of the specified database.",
+        "STRINGMATCH-LEN", "    Run a fuzz tester against the stringmatchlen() function.",
+        "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
+        "PANIC", "    Crash the server simulating a panic.",
+        "SEGFAULT", "    Crash the server with sigsegv.",
+        NULL};
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help")) {
+        replyHelp(c, help);
+    } else if (!strcasecmp(sub, "sleep") && c->argc == 3) {
+        double secs = strtod(c->argv[2]->ptr, NULL);
+        if (secs > 0) usleep((useconds_t)(secs * 1000000));
+        replyOk(c);
+    } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
+        active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+        replyOk(c);
+    } else if (!strcasecmp(sub, "object") && c->argc == 3) {
+        robj *o = dbLookupReadNoTouch(c->db, c->argv[2]);
+        if (!o) {
+            replyError(c, "ERR no such key");
+            return;
+        }
+        sds s = sdscatprintf(sdsempty(),
+                             "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
+                             "lru_seconds_idle:%lld",
+                             (void *)o, o->refcount, strEncoding(o->encoding),
+                             stringObjectLen(o) + 1, (unsigned)o->lru,
+                             estimateObjectIdleTime(o) / 1000);
+        replyStatus(c, s, sdslen(s));
+        sdsfree(s);
+    } else if (!strcasecmp(sub, "lookups")) {
+        if (c->argc == 3 && argEq(c->argv[2], "reset")) server.stat_lookups = 0;
+        replyLongLong(c, server.stat_lookups);
+    } else if (!strcasecmp(sub, "propagated") && c->argc == 2) {
+        debugPropagated(c);
+    } else if (!strcasecmp(sub, "protocol") && c->argc == 3) {
+        debugProtocol(c);
+    } else if (!strcasecmp(sub, "populate") && c->argc >= 3 && c->argc <= 5) {
+        debugPopulate(c);
+    } else if (!strcasecmp(sub, "log") && c->argc == 3) {
+        serverLog(LL_WARNING, "DEBUG LOG: %s", (char *)c->argv[2]->ptr);
+        replyOk(c);
+    } else if (!strcasecmp(sub, "error") && c->argc == 3) {
+        replyError(c, c->argv[2]->ptr);
+    } else if (!strcasecmp(sub, "htstats") && c->argc >= 3) {
+        long long id;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &id, NULL) != C_OK) return;
+        if (id < 0 || id >= cfg.dbnum) {
+            replyError(c, "ERR Out of range database");
+            return;
+        }
+        char buf[4096];
+        sds s = sdscatprintf(sdsempty(), "[Dictionary HT]\n");
+        dictGetStats(buf, sizeof(buf), server.db[id].dict);
+        s = sdscat(s, buf);
+        s = sdscat(s, "[Expires HT]\n");
+        dictGetStats(buf, sizeof(buf), server.db[id].expires);
+        s = sdscat(s, buf);
+        replyVerbatim(c, s, sdslen(s), "txt");
+        sdsfree(s);
+    } else if (!strcasecmp(sub, "stringmatch-len")) {
+        replyOk(c);
+    } else if (!strcasecmp(sub, "panic")) {
+        serverPanic("DEBUG PANIC called at Unix time");
+    } else if (!strcasecmp(sub, "segfault")) {
+        serverPanic("DEBUG SEGFAULT");
+    } else {
+        replyErrorSubcommand(c);
+    }
+}

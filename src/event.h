@@ -1,0 +1,44 @@
+/* event: the epoll event loop, file events and timers.
+ *
+ * One loop per process. File events are keyed by fd in a dense array (fds are
+ * small integers); timers live in an unsorted list because the server keeps
+ * only a handful (the cron, a few one-shots). Each iteration: run timers that
+ * are due, call beforeSleep (where pending replies are written), epoll_wait,
+ * dispatch. Readable is handled before writable for the same fd, unless the
+ * fd asked for EV_BARRIER (write first, used when a reply must hit the socket
+ * before more input is read, e.g. after fsync). */
+#ifndef CAIRN_EVENT_H
+#define CAIRN_EVENT_H
+
+#define EV_OK      0
+#define EV_ERR     -1
+#define EV_NONE    0
+#define EV_READABLE 1
+#define EV_WRITABLE 2
+#define EV_BARRIER 4
+#define EV_NOMORE  -1
+
+typedef struct eventLoop eventLoop;
+typedef void evFileProc(eventLoop *el, int fd, void *clientData, int mask);
+/* Returns the delay in ms until it should run again, or EV_NOMORE. */
+typedef long long evTimeProc(eventLoop *el, long long id, void *clientData);
+typedef void evSleepProc(eventLoop *el);
+
+eventLoop *elCreate(int setsize);
+void elDelete(eventLoop *el);
+int elResize(eventLoop *el, int setsize);
+int elGetSetSize(eventLoop *el);
+int elAddFile(eventLoop *el, int fd, int mask, evFileProc *proc, void *clientData);
+void elDelFile(eventLoop *el, int fd, int mask);
+int elGetFileMask(eventLoop *el, int fd);
+long long elAddTimer(eventLoop *el, long long ms, evTimeProc *proc, void *clientData);
+int elDelTimer(eventLoop *el, long long id);
+void elSetBeforeSleep(eventLoop *el, evSleepProc *proc);
+void elSetAfterSleep(eventLoop *el, evSleepProc *proc);
+/* Process events once; wait at most until the next timer. Returns the number
+ * of events processed. */
+int elProcessEvents(eventLoop *el, int dontwait);
+void elMain(eventLoop *el);
+void elStop(eventLoop *el);
+
+#endif

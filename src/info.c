@@ -1,0 +1,398 @@
+/* info: the INFO command and the statistics it reads (error counts, the
+ * instantaneous ops/sec samples).
+ *
+ * Counters are written all over the server into `server`; this file only
+ * formats them, in Redis' field names, so monitoring tools and client
+ * libraries that parse INFO work unchanged. */
+#include "server.h"
+#include "propagate.h"
+
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#define ERROR_STATS_MAX 128 /* distinct error codes tracked, as in Redis */
+
+dictType errorsDictType = {dictSdsCaseHash, NULL, NULL, dictSdsKeyCaseCompare, dictSdsDestructor,
+                           NULL, NULL};
+
+void errorStatIncr(const char *err, size_t len) {
+    if (!server.errors) server.errors = dictCreate(&errorsDictType);
+    sds code = sdsnewlen(err, len);
+    dictEntry *de = dictFind(server.errors, code);
+    if (de) {
+        de->v.u64++;
+        sdsfree(code);
+    } else if (dictSize(server.errors) < ERROR_STATS_MAX) {
+        de = dictAddRaw(server.errors, code, NULL);
+        de->v.u64 = 1;
+    } else {
+        sdsfree(code);
+    }
+}
+
+void errorStatsReset(void) {
+    if (server.errors) dictEmpty(server.errors, NULL);
+}
+
+static sds bytesToHuman(sds s, unsigned long long n) {
+    double d = (double)n;
+    if (n < 1024) return sdscatprintf(s, "%lluB", n);
+    if (n < 1024ULL * 1024) return sdscatprintf(s, "%.2fK", d / 1024);
+    if (n < 1024ULL * 1024 * 1024) return sdscatprintf(s, "%.2fM", d / (1024 * 1024));
+    if (n < 1024ULL * 1024 * 1024 * 1024) return sdscatprintf(s, "%.2fG", d / (1024.0 * 1024 * 1024));
+    return sdscatprintf(s, "%.2fT", d / (1024.0 * 1024 * 1024 * 1024));
+}
+
+static const char *policyName(int p) {
+    static const char *names[] = {"noeviction",     "allkeys-lru",    "allkeys-lfu",
+                                  "allkeys-random", "volatile-lru",   "volatile-lfu",
+                                  "volatile-random", "volatile-ttl"};
+    return (p >= 0 && p < 8) ? names[p] : "noeviction";
+}
+
+/* ops/sec: a ring of samples taken by the cron every 100ms. */
+#define OPS_SAMPLES 16
+static long long ops_samples[OPS_SAMPLES];
+static int ops_idx;
+static long long ops_last_time, ops_last_count;
+static size_t peak_memory;
+
+void infoTrackSamples(void) {
+    long long now = mstime();
+    long long t = now - ops_last_time;
+    if (t < 100) return;
+    long long ops = server.stat_numcommands - ops_last_count;
+    ops_samples[ops_idx] = t > 0 ? ops * 1000 / t : 0;
+    ops_idx = (ops_idx + 1) % OPS_SAMPLES;
+    ops_last_time = now;
+    ops_last_count = server.stat_numcommands;
+    size_t used = zmalloc_used_memory();
+    if (used > peak_memory) peak_memory = used;
+}
+
+static long long opsPerSec(void) {
+    long long sum = 0;
+    for (int j = 0; j < OPS_SAMPLES; j++) sum += ops_samples[j];
+    return sum / OPS_SAMPLES;
+}
+
+static int sectionWanted(dict *sections, const char *name, int all) {
+    if (all) return 1;
+    sds n = sdsnew(name);
+    int yes = dictFind(sections, n) != NULL;
+    sdsfree(n);
+    return yes;
+}
+
+static sds infoServer(sds s) {
+    static struct utsname name;
+    if (name.sysname[0] == '\0') uname(&name);
+    long long uptime = server.unixtime - server.stat_starttime;
+    s = sdscatprintf(s,
+                     "# Server\r\n"
+                     "redis_version:%s\r\n"
+                     "redis_git_sha1:00000000\r\n"
+                     "redis_git_dirty:0\r\n"
+                     "redis_build_id:0\r\n"
+                     "redis_mode:standalone\r\n"
+                     "cairn_version:%s\r\n"
+                     "os:%s %s %s\r\n"
+                     "arch_bits:%d\r\n"
+                     "monotonic_clock:POSIX clock_gettime\r\n"
+                     "multiplexing_api:epoll\r\n"
+                     "atomicvar_api:c11-builtin\r\n"
+                     "gcc_version:%d.%d.%d\r\n"
+                     "process_id:%ld\r\n"
+                     "process_supervised:no\r\n"
+                     "run_id:%s\r\n"
+                     "tcp_port:%d\r\n"
+                     "server_time_usec:%lld\r\n"
+                     "uptime_in_seconds:%lld\r\n"
+                     "uptime_in_days:%lld\r\n"
+                     "hz:%d\r\n"
+                     "configured_hz:%d\r\n"
+                     "lru_clock:%u\r\n"
+                     "executable:%s\r\n"
+                     "config_file:%s\r\n"
+                     "io_threads_active:0\r\n",
+                     CAIRN_VERSION, CAIRN_OWN_VERSION, name.sysname, name.release, name.machine,
+                     (int)(sizeof(void *) * 8), __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__,
+                     (long)getpid(), server.runid, cfg.port, ustime(), uptime, uptime / 86400,
+                     server.hz, cfg.hz, lruClock(), server.executable ? server.executable : "",
+                     configFilePath() ? configFilePath() : "");
+    return s;
+}
+
+static sds infoClients(sds s) {
+    size_t maxin = 0, maxout = 0;
+    for (client *c = server.clients; c; c = c->next) {
+        if (sdsalloc(c->querybuf) > maxin) maxin = sdsalloc(c->querybuf);
+        if (c->reply_bytes > maxout) maxout = c->reply_bytes;
+    }
+    return sdscatprintf(s,
+                        "# Clients\r\n"
+                        "connected_clients:%lu\r\n"
+                        "cluster_connections:0\r\n"
+                        "maxclients:%u\r\n"
+                        "client_recent_max_input_buffer:%zu\r\n"
+                        "client_recent_max_output_buffer:%zu\r\n"
+                        "blocked_clients:0\r\n"
+                        "tracking_clients:0\r\n"
+                        "clients_in_timeout_table:0\r\n",
+                        server.nclients, cfg.maxclients, maxin, maxout);
+}
+
+static sds infoMemory(sds s) {
+    size_t used = zmalloc_used_memory();
+    size_t rss = zmalloc_get_rss();
+    if (used > peak_memory) peak_memory = used;
+    s = sdscatprintf(s, "# Memory\r\nused_memory:%zu\r\nused_memory_human:", used);
+    s = bytesToHuman(s, used);
+    s = sdscatprintf(s, "\r\nused_memory_rss:%zu\r\nused_memory_rss_human:", rss);
+    s = bytesToHuman(s, rss);
+    s = sdscatprintf(s, "\r\nused_memory_peak:%zu\r\nused_memory_peak_human:", peak_memory);
+    s = bytesToHuman(s, peak_memory);
+    s = sdscatprintf(s,
+                     "\r\nused_memory_peak_perc:%.2f%%\r\n"
+                     "used_memory_dataset:%zu\r\n"
+                     "used_memory_repl_stream:%zu\r\n"
+                     "maxmemory:%llu\r\nmaxmemory_human:",
+                     peak_memory ? (double)used * 100 / peak_memory : 100.0, used,
+                     streamMemory(), cfg.maxmemory);
+    s = bytesToHuman(s, cfg.maxmemory);
+    s = sdscatprintf(s,
+                     "\r\nmaxmemory_policy:%s\r\n"
+                     "mem_fragmentation_ratio:%.2f\r\n"
+                     "mem_allocator:%s\r\n"
+                     "lazyfree_pending_objects:0\r\n"
+                     "lazyfreed_objects:0\r\n",
+                     policyName(cfg.maxmemory_policy), used ? (double)rss / used : 0.0,
+                     zmalloc_lib());
+    return s;
+}
+
+static sds infoPersistence(sds s) {
+    return sdscatprintf(s,
+                        "# Persistence\r\n"
+                        "loading:0\r\n"
+                        "async_loading:0\r\n"
+                        "current_cow_peak:0\r\n"
+                        "current_cow_size:0\r\n"
+                        "current_fork_perc:0.00\r\n"
+                        "current_save_keys_processed:0\r\n"
+                        "current_save_keys_total:0\r\n"
+                        "rdb_changes_since_last_save:%lld\r\n"
+                        "rdb_bgsave_in_progress:0\r\n"
+                        "rdb_last_save_time:%lld\r\n"
+                        "rdb_last_bgsave_status:ok\r\n"
+                        "rdb_last_bgsave_time_sec:-1\r\n"
+                        "rdb_current_bgsave_time_sec:-1\r\n"
+                        "aof_enabled:0\r\n"
+                        "aof_rewrite_in_progress:0\r\n"
+                        "aof_rewrite_scheduled:0\r\n"
+                        "aof_last_rewrite_time_sec:-1\r\n"
+                        "aof_current_rewrite_time_sec:-1\r\n"
+                        "aof_last_bgrewrite_status:ok\r\n"
+                        "aof_last_write_status:ok\r\n"
+                        "module_fork_in_progress:0\r\n"
+                        "module_fork_last_cow_size:0\r\n",
+                        server.dirty, server.stat_starttime);
+}
+
+static sds infoStats(sds s) {
+    return sdscatprintf(
+        s,
+        "# Stats\r\n"
+        "total_connections_received:%lld\r\n"
+        "total_commands_processed:%lld\r\n"
+        "instantaneous_ops_per_sec:%lld\r\n"
+        "total_net_input_bytes:%lld\r\n"
+        "total_net_output_bytes:%lld\r\n"
+        "rejected_connections:%lld\r\n"
+        "expired_keys:%lld\r\n"
+        "expired_stale_perc:0.00\r\n"
+        "expired_time_cap_reached_count:%lld\r\n"
+        "evicted_keys:%lld\r\n"
+        "evicted_clients:0\r\n"
+        "total_eviction_exceeded_time:0\r\n"
+        "keyspace_hits:%lld\r\n"
+        "keyspace_misses:%lld\r\n"
+        "pubsub_channels:0\r\n"
+        "pubsub_patterns:0\r\n"
+        "latest_fork_usec:0\r\n"
+        "total_forks:0\r\n"
+        "migrate_cached_sockets:0\r\n"
+        "slave_expires_tracked_keys:0\r\n"
+        "active_defrag_hits:0\r\n"
+        "active_defrag_misses:0\r\n"
+        "active_defrag_key_hits:0\r\n"
+        "active_defrag_key_misses:0\r\n"
+        "total_active_defrag_time:0\r\n"
+        "current_active_defrag_time:0\r\n"
+        "tracking_total_keys:0\r\n"
+        "tracking_total_items:0\r\n"
+        "tracking_total_prefixes:0\r\n"
+        "unexpected_error_replies:%lld\r\n"
+        "total_error_replies:%lld\r\n"
+        "dump_payload_sanitizations:0\r\n"
+        "total_reads_processed:%lld\r\n"
+        "total_writes_processed:%lld\r\n"
+        "io_threaded_reads_processed:0\r\n"
+        "io_threaded_writes_processed:0\r\n"
+        "client_query_buffer_limit_disconnections:%lld\r\n"
+        "client_output_buffer_limit_disconnections:%lld\r\n",
+        server.stat_numconnections, server.stat_numcommands, opsPerSec(),
+        server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_rejected_conn,
+        server.stat_expiredkeys, server.stat_expired_time_cap_reached_count,
+        server.stat_evictedkeys, server.stat_keyspace_hits, server.stat_keyspace_misses,
+        server.stat_unexpected_error_replies, server.stat_total_error_replies,
+        server.stat_io_reads_processed, server.stat_io_writes_processed,
+        server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);
+}
+
+static sds infoReplication(sds s) {
+    /* No backlog exists until a replica asks for one, so like Redis the
+     * offsets read 0 while the propagation stream has no readers. */
+    return sdscatprintf(s,
+                        "# Replication\r\n"
+                        "role:master\r\n"
+                        "connected_slaves:0\r\n"
+                        "master_failover_state:no-failover\r\n"
+                        "master_replid:%s\r\n"
+                        "master_replid2:0000000000000000000000000000000000000000\r\n"
+                        "master_repl_offset:0\r\n"
+                        "second_repl_offset:-1\r\n"
+                        "repl_backlog_active:0\r\n"
+                        "repl_backlog_size:1048576\r\n"
+                        "repl_backlog_first_byte_offset:0\r\n"
+                        "repl_backlog_histlen:0\r\n",
+                        server.runid);
+}
+
+static sds infoCpu(sds s) {
+    struct rusage self, children;
+    getrusage(RUSAGE_SELF, &self);
+    getrusage(RUSAGE_CHILDREN, &children);
+    return sdscatprintf(s,
+                        "# CPU\r\n"
+                        "used_cpu_sys:%ld.%06ld\r\n"
+                        "used_cpu_user:%ld.%06ld\r\n"
+                        "used_cpu_sys_children:%ld.%06ld\r\n"
+                        "used_cpu_user_children:%ld.%06ld\r\n",
+                        (long)self.ru_stime.tv_sec, (long)self.ru_stime.tv_usec,
+                        (long)self.ru_utime.tv_sec, (long)self.ru_utime.tv_usec,
+                        (long)children.ru_stime.tv_sec, (long)children.ru_stime.tv_usec,
+                        (long)children.ru_utime.tv_sec, (long)children.ru_utime.tv_usec);
+}
+
+static sds infoCommandStat(sds s, cairnCommand *c) {
+    if (c->calls || c->rejected_calls || c->failed_calls) {
+        sds name = sdsdup(c->fullname);
+        s = sdscatprintf(s,
+                         "cmdstat_%s:calls=%lld,usec=%lld,usec_per_call=%.2f,rejected_calls=%lld,"
+                         "failed_calls=%lld\r\n",
+                         name, c->calls, c->microseconds,
+                         c->calls ? (double)c->microseconds / c->calls : 0.0, c->rejected_calls,
+                         c->failed_calls);
+        sdsfree(name);
+    }
+    for (cairnCommand *sub = c->subcommands; sub && sub->name; sub++) s = infoCommandStat(s, sub);
+    return s;
+}
+
+static sds infoCommandStats(sds s) {
+    s = sdscat(s, "# Commandstats\r\n");
+    for (cairnCommand *c = server.commands_list; c->name; c++) s = infoCommandStat(s, c);
+    return s;
+}
+
+static sds infoErrorStats(sds s) {
+    s = sdscat(s, "# Errorstats\r\n");
+    if (!server.errors) return s;
+    dictIterator di;
+    dictInitIterator(&di, server.errors);
+    dictEntry *de;
+    while ((de = dictNext(&di)) != NULL)
+        s = sdscatprintf(s, "errorstat_%s:count=%llu\r\n", (char *)dictGetKey(de),
+                         (unsigned long long)de->v.u64);
+    dictResetIterator(&di);
+    return s;
+}
+
+static sds infoKeyspace(sds s) {
+    s = sdscat(s, "# Keyspace\r\n");
+    for (int j = 0; j < cfg.dbnum; j++) {
+        long long keys = dictSize(server.db[j].dict), vkeys = dictSize(server.db[j].expires);
+        if (keys || vkeys)
+            s = sdscatprintf(s, "db%d:keys=%lld,expires=%lld,avg_ttl=%lld\r\n", j, keys, vkeys,
+                             server.db[j].avg_ttl);
+    }
+    return s;
+}
+
+static const char *defaultSections[] = {"server", "clients", "memory", "persistence", "stats",
+                                        "replication", "cpu", "module_list", "errorstats",
+                                        "cluster", "keyspace", NULL};
+
+/* Build the INFO text for the requested sections. */
+static sds infoBuild(dict *sections, int all) {
+    sds s = sdsempty();
+    struct {
+        const char *name;
+        sds (*fn)(sds);
+    } parts[] = {{"server", infoServer},       {"clients", infoClients},
+                 {"memory", infoMemory},       {"persistence", infoPersistence},
+                 {"stats", infoStats},         {"replication", infoReplication},
+                 {"cpu", infoCpu},             {"commandstats", infoCommandStats},
+                 {"errorstats", infoErrorStats}, {"cluster", NULL},
+                 {"keyspace", infoKeyspace},   {NULL, NULL}};
+    for (int j = 0; parts[j].name; j++) {
+        if (!sectionWanted(sections, parts[j].name, all)) continue;
+        if (sdslen(s)) s = sdscat(s, "\r\n");
+        if (parts[j].fn) s = parts[j].fn(s);
+        else s = sdscat(s, "# Cluster\r\ncluster_enabled:0\r\n");
+    }
+    if (sectionWanted(sections, "modules", 0)) {
+        if (sdslen(s)) s = sdscat(s, "\r\n");
+        s = sdscat(s, "# Modules\r\n");
+    }
+    return s;
+}
+
+sds infoGenerate(sds info, const char *section, int all, int everything) {
+    (void)info;
+    dict *sections = dictCreate(&errorsDictType);
+    if (section) dictAdd(sections, sdsnew(section), NULL);
+    sds s = infoBuild(sections, all || everything);
+    dictRelease(sections);
+    return s;
+}
+
+void infoCommand(client *c) {
+    dict *sections = dictCreate(&errorsDictType);
+    int all = 0, defaults = c->argc == 1;
+    for (int j = 1; j < c->argc; j++) {
+        sds name = sdsdup(c->argv[j]->ptr);
+        sdstolower(name);
+        if (!strcmp(name, "all")) {
+            all = 1;
+            /* "all" excludes modules, which only "everything" adds. */
+        } else if (!strcmp(name, "everything")) {
+            all = 1;
+            dictAdd(sections, sdsnew("modules"), NULL);
+        } else if (!strcmp(name, "default")) {
+            defaults = 1;
+        } else {
+            dictReplace(sections, sdsdup(name), NULL);
+        }
+        sdsfree(name);
+    }
+    if (defaults)
+        for (int j = 0; defaultSections[j]; j++) dictReplace(sections, sdsnew(defaultSections[j]), NULL);
+    sds s = infoBuild(sections, all);
+    dictRelease(sections);
+    replyVerbatim(c, s, sdslen(s), "txt");
+    sdsfree(s);
+}

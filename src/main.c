@@ -1,0 +1,296 @@
+/* main: start-up order, the cron, the before-sleep hook and shutdown.
+ *
+ * Start-up: defaults -> config file and argv overrides -> daemonize/pidfile
+ * -> shared objects, databases, command table -> listeners -> event loop.
+ * Every 1000/hz ms the cron updates cached time, serves client timeouts,
+ * active expiry and rehashing. Before each sleep pending replies are written
+ * and clients marked for closing are freed. */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct cairnServer server;
+
+void infoTrackSamples(void);
+int debugActiveExpireEnabled(void);
+sds configArgvToOverrides(int argc, char **argv, int start);
+
+void updateCachedTime(void) {
+    server.ustime = ustime();
+    server.unixtime_ms = server.ustime / 1000;
+    server.unixtime = (time_t)(server.unixtime_ms / 1000);
+    server.lruclock = getLRUClock();
+}
+
+unsigned int getLRUClock(void) {
+    return (unsigned int)((mstime() / LRU_CLOCK_RESOLUTION) & LRU_CLOCK_MAX);
+}
+
+/* The cached clock is good enough: the cron refreshes it more often than
+ * the clock's one-second resolution. */
+unsigned int lruClock(void) { return server.lruclock; }
+
+long long estimateObjectIdleTime(robj *o) {
+    unsigned long long now = lruClock();
+    if (now >= o->lru) return (now - o->lru) * LRU_CLOCK_RESOLUTION;
+    return (now + (LRU_CLOCK_MAX - o->lru)) * LRU_CLOCK_RESOLUTION;
+}
+
+void resetServerStats(void) {
+    server.stat_numcommands = 0;
+    server.stat_numconnections = 0;
+    server.stat_expiredkeys = 0;
+    server.stat_expired_time_cap_reached_count = 0;
+    server.stat_keyspace_hits = server.stat_keyspace_misses = 0;
+    server.stat_net_input_bytes = server.stat_net_output_bytes = 0;
+    server.stat_rejected_conn = 0;
+    server.stat_total_error_replies = 0;
+    server.stat_unexpected_error_replies = 0;
+    server.stat_io_reads_processed = server.stat_io_writes_processed = 0;
+    server.stat_client_qbuf_limit_disconnections = 0;
+    server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_evictedkeys = 0;
+    commandResetStats();
+    errorStatsReset();
+}
+
+static void closeListeners(void) {
+    for (int j = 0; j < server.listen_count; j++) {
+        elDelFile(server.el, server.listen_fds[j], EV_READABLE);
+        close(server.listen_fds[j]);
+    }
+    server.listen_count = 0;
+    if (server.unix_fd != -1) {
+        elDelFile(server.el, server.unix_fd, EV_READABLE);
+        close(server.unix_fd);
+        server.unix_fd = -1;
+        if (cfg.unixsocket) unlink(cfg.unixsocket);
+    }
+}
+
+int prepareForShutdown(int flags) {
+    (void)flags;
+    if (server.in_shutdown) return C_OK;
+    server.in_shutdown = 1;
+    serverLog(LL_WARNING, "User requested shutdown...");
+    if (cfg.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE))
+        serverLog(LL_WARNING, "Snapshots are not implemented yet: nothing was saved.");
+    if (cfg.pidfile) unlink(cfg.pidfile);
+    /* Flush what we can to clients before exiting (e.g. replies already
+     * queued in this loop iteration). */
+    clientsHandlePendingWrites();
+    closeListeners();
+    serverLog(LL_WARNING, "cairn is now ready to exit, bye bye...");
+    return C_OK;
+}
+
+static void sigShutdownHandler(int sig) {
+    if (server.shutdown_asap && sig == SIGINT) {
+        serverLogFromSignal(LL_WARNING, "You insist... exiting now.");
+        if (cfg.pidfile) unlink(cfg.pidfile);
+        _exit(1);
+    }
+    serverLogFromSignal(LL_WARNING, sig == SIGINT ? "Received SIGINT scheduling shutdown..."
+                                                  : "Received SIGTERM scheduling shutdown...");
+    server.shutdown_asap = 1;
+    /* Wake the loop soon: the cron checks the flag every tick. */
+}
+
+static void setupSignals(void) {
+    struct sigaction act = {0};
+    sigemptyset(&act.sa_mask);
+    act.sa_handler = sigShutdownHandler;
+    sigaction(SIGTERM, &act, NULL);
+    sigaction(SIGINT, &act, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    signal(SIGHUP, SIG_IGN);
+}
+
+static long long serverCron(eventLoop *el, long long id, void *data) {
+    (void)el;
+    (void)id;
+    (void)data;
+    updateCachedTime();
+    server.hz = cfg.hz;
+    if (cfg.dynamic_hz) {
+        /* More clients, more frequent cron: the per-call work stays small. */
+        while (server.nclients / server.hz > 200 && server.hz < 500) server.hz *= 2;
+    }
+    if (server.shutdown_asap && !server.in_shutdown) {
+        if (prepareForShutdown(SHUTDOWN_NOFLAGS) == C_OK) exit(0);
+        server.shutdown_asap = 0;
+    }
+    infoTrackSamples();
+    clientsCron();
+    if (debugActiveExpireEnabled()) dbsCron();
+    else if (cfg.activerehashing) {
+        for (int j = 0; j < cfg.dbnum; j++)
+            if (dictIsRehashing(server.db[j].dict)) dictRehashMilliseconds(server.db[j].dict, 1);
+    }
+    server.cronloops++;
+    return 1000 / server.hz;
+}
+
+static void beforeSleep(eventLoop *el) {
+    (void)el;
+    clientsHandlePendingWrites();
+    clientsFreePendingClose();
+}
+
+static void afterSleep(eventLoop *el) {
+    (void)el;
+    updateCachedTime();
+}
+
+static int listenToPort(void) {
+    const char *defaults[] = {"*", "-::*"};
+    char **addrs = cfg.bindaddr;
+    int count = cfg.bindaddr_count;
+    if (count == 0) {
+        addrs = (char **)defaults;
+        count = 2;
+    }
+    if (cfg.port == 0) return C_OK;
+    for (int j = 0; j < count; j++) {
+        const char *addr = addrs[j];
+        int optional = addr[0] == '-';
+        if (optional) addr++;
+        int fd = netTcpListen(server.neterr, sizeof(server.neterr), addr, cfg.port, cfg.tcp_backlog);
+        if (fd == -1) {
+            if (optional || errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL) {
+                serverLog(LL_NOTICE, "Skipping optional bind address %s: %s", addr, server.neterr);
+                continue;
+            }
+            serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s",
+                      addr, cfg.port, server.neterr);
+            return C_ERR;
+        }
+        server.listen_fds[server.listen_count++] = fd;
+    }
+    if (server.listen_count == 0) {
+        serverLog(LL_WARNING, "Failed listening on port %d (no usable bind address)", cfg.port);
+        return C_ERR;
+    }
+    return C_OK;
+}
+
+static void daemonize(void) {
+    if (fork() != 0) exit(0);
+    setsid();
+    int fd = open("/dev/null", O_RDWR, 0);
+    if (fd != -1) {
+        dup2(fd, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+        if (fd > STDERR_FILENO) close(fd);
+    }
+}
+
+static void createPidFile(void) {
+    if (!cfg.pidfile) return;
+    FILE *fp = fopen(cfg.pidfile, "w");
+    if (!fp) {
+        serverLog(LL_WARNING, "Failed to write PID file: %s", strerror(errno));
+        return;
+    }
+    fprintf(fp, "%d\n", (int)getpid());
+    fclose(fp);
+}
+
+static void usage(void) {
+    fprintf(stderr,
+            "Usage: ./cairn-server [/path/to/cairn.conf] [options] [-]\n"
+            "       ./cairn-server - (read config from stdin)\n"
+            "       ./cairn-server -v or --version\n"
+            "       ./cairn-server -h or --help\n\n"
+            "Examples:\n"
+            "       ./cairn-server (run the server with default conf)\n"
+            "       ./cairn-server default.conf\n"
+            "       ./cairn-server --port 7777\n"
+            "       ./cairn-server default.conf --loglevel verbose\n");
+    exit(1);
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
+        printf("cairn server v=%s redis_version=%s malloc=%s bits=%d\n", CAIRN_OWN_VERSION,
+               CAIRN_VERSION, zmalloc_lib(), (int)(sizeof(long) * 8));
+        return 0;
+    }
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) usage();
+
+    memset(&server, 0, sizeof(server));
+    server.unix_fd = -1;
+    server.pid = getpid();
+    server.executable = realpath(argv[0], NULL);
+    server.exec_argv = argv;
+    updateCachedTime();
+    server.stat_starttime = server.unixtime;
+    server.next_client_id = 1;
+    getRandomHexChars(server.runid, 40);
+    server.runid[40] = '\0';
+    uint8_t seed[16];
+    getRandomBytes(seed, sizeof(seed));
+    dictSetHashFunctionSeed(seed);
+    srandom((unsigned)(server.ustime ^ server.pid));
+
+    configInitDefaults();
+    int j = 1;
+    const char *configfile = NULL;
+    if (argc >= 2 && argv[1][0] != '-') {
+        configfile = argv[1];
+        j = 2;
+    }
+    sds overrides = configArgvToOverrides(argc, argv, j);
+    configLoad(configfile, overrides);
+    sdsfree(overrides);
+    server.hz = cfg.hz;
+
+    if (cfg.daemonize) daemonize();
+    setupSignals();
+    serverLog(LL_NOTICE, "oO0OoO0OoO0Oo cairn is starting oO0OoO0OoO0Oo");
+    serverLog(LL_NOTICE, "cairn version=%s (redis_version=%s), bits=%d, pid=%d, just started",
+              CAIRN_OWN_VERSION, CAIRN_VERSION, (int)(sizeof(long) * 8), (int)getpid());
+    if (!configfile)
+        serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In "
+                              "order to specify a config file use cairn-server /path/to/cairn.conf");
+    createPidFile();
+
+    server.el = elCreate((int)cfg.maxclients + CONFIG_MIN_RESERVED_FDS + 96);
+    if (!server.el) {
+        serverLog(LL_WARNING, "Failed creating the event loop: %s", strerror(errno));
+        exit(1);
+    }
+    objectCreateShared();
+    commandsInit();
+    dbInit();
+    propagateInit();
+
+    if (listenToPort() == C_ERR) exit(1);
+    if (cfg.unixsocket) {
+        server.unix_fd = netUnixListen(server.neterr, sizeof(server.neterr), cfg.unixsocket,
+                                       cfg.unixsocketperm, cfg.tcp_backlog);
+        if (server.unix_fd == -1) {
+            serverLog(LL_WARNING, "Failed opening Unix socket: %s", server.neterr);
+            exit(1);
+        }
+        elAddFile(server.el, server.unix_fd, EV_READABLE, clientAcceptUnix, NULL);
+    }
+    for (int k = 0; k < server.listen_count; k++)
+        elAddFile(server.el, server.listen_fds[k], EV_READABLE, clientAcceptTcp, NULL);
+    elAddTimer(server.el, 1, serverCron, NULL);
+    elSetBeforeSleep(server.el, beforeSleep);
+    elSetAfterSleep(server.el, afterSleep);
+    if (cfg.saveparamslen > 0)
+        serverLog(LL_WARNING, "Note: 'save' is configured but snapshots are not implemented yet.");
+    serverLog(LL_NOTICE, "Server initialized");
+    serverLog(LL_NOTICE, "Ready to accept connections tcp");
+    elMain(server.el);
+    return 0;
+}

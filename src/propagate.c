@@ -1,0 +1,173 @@
+/* propagate: encoding writes into the shared stream (see propagate.h).
+ *
+ * Commands enter through propagate()/propagateCommand() from the command
+ * core (after a write changed the dataset) and propagateDel() from expiry;
+ * bytes leave through cursors. A SELECT is emitted whenever the database of
+ * the next command differs from the previous one in the stream, so every
+ * consumer can replay the stream from any command boundary after a SELECT. */
+#include "server.h"
+#include "propagate.h"
+
+#define STREAM_BLOCK_SIZE (16 * 1024)
+
+static struct {
+    streamBlock *head, *tail;
+    long long offset;   /* bytes ever appended */
+    int last_dbid;      /* database of the last encoded command, -1 unknown */
+    size_t memory;
+} stream = {NULL, NULL, 0, -1, 0};
+
+static streamBlock *streamNewBlock(size_t minsize) {
+    size_t size = minsize > STREAM_BLOCK_SIZE ? minsize : STREAM_BLOCK_SIZE;
+    size_t usable;
+    streamBlock *b = zmalloc_usable(sizeof(*b) + size, &usable);
+    b->next = NULL;
+    b->refcount = 0;
+    b->size = usable - sizeof(*b);
+    b->used = 0;
+    b->start_offset = stream.offset;
+    stream.memory += usable;
+    return b;
+}
+
+/* Free unreferenced blocks at the head: a block is needed only while some
+ * cursor points into it or into an earlier block, or while it is the tail. */
+static void streamTrim(void) {
+    while (stream.head && stream.head != stream.tail && stream.head->refcount == 0) {
+        streamBlock *b = stream.head;
+        stream.head = b->next;
+        stream.memory -= zmalloc_size(b);
+        zfree(b);
+    }
+}
+
+static void streamAppend(const char *p, size_t len) {
+    while (len) {
+        streamBlock *t = stream.tail;
+        if (t == NULL || t->used == t->size) {
+            /* With no reader anywhere, the full tail can simply be reused. */
+            if (t && t == stream.head && t->refcount == 0) {
+                t->used = 0;
+                t->start_offset = stream.offset;
+            } else {
+                streamBlock *b = streamNewBlock(len);
+                if (t) t->next = b;
+                else stream.head = b;
+                stream.tail = b;
+                streamTrim();
+            }
+            t = stream.tail;
+        }
+        size_t n = t->size - t->used;
+        if (n > len) n = len;
+        memcpy(t->buf + t->used, p, n);
+        t->used += n;
+        stream.offset += n;
+        p += n;
+        len -= n;
+    }
+}
+
+static void streamAppendHeader(char prefix, long long n) {
+    char buf[LONG_STR_SIZE + 3];
+    buf[0] = prefix;
+    size_t l = 1 + ll2string(buf + 1, LONG_STR_SIZE, n);
+    buf[l++] = '\r';
+    buf[l++] = '\n';
+    streamAppend(buf, l);
+}
+
+static void streamAppendArg(robj *o) {
+    char num[LONG_STR_SIZE];
+    size_t len;
+    const char *p = stringObjectPtr(o, num, &len);
+    streamAppendHeader('$', (long long)len);
+    streamAppend(p, len);
+    streamAppend("\r\n", 2);
+}
+
+void propagate(int dbid, robj **argv, int argc) {
+    if (dbid != stream.last_dbid) {
+        robj *sel[2];
+        sel[0] = createStringObject("SELECT", 6);
+        sel[1] = createStringObjectFromLongLong(dbid);
+        streamAppendHeader('*', 2);
+        streamAppendArg(sel[0]);
+        streamAppendArg(sel[1]);
+        decrRefCount(sel[0]);
+        decrRefCount(sel[1]);
+        stream.last_dbid = dbid;
+    }
+    streamAppendHeader('*', argc);
+    for (int j = 0; j < argc; j++) streamAppendArg(argv[j]);
+}
+
+void propagateCommand(client *c) { propagate(c->db->id, c->argv, c->argc); }
+
+void propagateDel(serverDb *db, robj *key, int lazy) {
+    robj *argv[2];
+    argv[0] = lazy ? createStringObject("UNLINK", 6) : createStringObject("DEL", 3);
+    argv[1] = key;
+    propagate(db->id, argv, 2);
+    decrRefCount(argv[0]);
+}
+
+void propagateInit(void) {
+    stream.last_dbid = -1;
+}
+
+long long propagateOffset(void) { return stream.offset; }
+long long streamOffset(void) { return stream.offset; }
+size_t streamMemory(void) { return stream.memory; }
+
+void streamCursorAttach(streamCursor *cur) {
+    if (!stream.tail) {
+        stream.head = stream.tail = streamNewBlock(STREAM_BLOCK_SIZE);
+    }
+    cur->block = stream.tail;
+    cur->pos = stream.tail->used;
+    cur->block->refcount++;
+}
+
+void streamCursorDetach(streamCursor *cur) {
+    if (!cur->block) return;
+    cur->block->refcount--;
+    cur->block = NULL;
+    streamTrim();
+}
+
+int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max) {
+    int n = 0;
+    size_t pos = cur->pos;
+    for (streamBlock *b = cur->block; b && n < max; b = b->next) {
+        if (b->used > pos) {
+            iov[n].iov_base = b->buf + pos;
+            iov[n].iov_len = b->used - pos;
+            n++;
+        }
+        pos = 0;
+    }
+    return n;
+}
+
+void streamCursorAdvance(streamCursor *cur, size_t n) {
+    while (n) {
+        streamBlock *b = cur->block;
+        size_t avail = b->used - cur->pos;
+        if (n < avail || (n == avail && b->next == NULL)) {
+            cur->pos += n;
+            return;
+        }
+        n -= avail;
+        /* Move to the next block; the reference moves with us. */
+        b->refcount--;
+        cur->block = b->next;
+        cur->block->refcount++;
+        cur->pos = 0;
+    }
+    streamTrim();
+}
+
+long long streamCursorOffset(const streamCursor *cur) {
+    return cur->block->start_offset + (long long)cur->pos;
+}

@@ -1,0 +1,101 @@
+/* servercmd: small server-wide commands: TIME, LASTSAVE, SHUTDOWN, MEMORY. */
+#include "server.h"
+
+#include <stdlib.h>
+#include <sys/time.h>
+
+void timeCommand(client *c) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    replyArrayLen(c, 2);
+    replyBulkLongLong(c, tv.tv_sec);
+    replyBulkLongLong(c, tv.tv_usec);
+}
+
+void lastsaveCommand(client *c) { replyLongLong(c, server.stat_starttime); }
+
+void shutdownCommand(client *c) {
+    int flags = SHUTDOWN_NOFLAGS;
+    for (int j = 1; j < c->argc; j++) {
+        if (argEq(c->argv[j], "nosave")) flags |= SHUTDOWN_NOSAVE;
+        else if (argEq(c->argv[j], "save")) flags |= SHUTDOWN_SAVE;
+        else if (argEq(c->argv[j], "now")) flags |= SHUTDOWN_NOW;
+        else if (argEq(c->argv[j], "force")) flags |= SHUTDOWN_FORCE;
+        else if (argEq(c->argv[j], "abort")) {
+            replyError(c, "ERR No shutdown in progress.");
+            return;
+        } else {
+            replyErrorSyntax(c);
+            return;
+        }
+    }
+    if ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE)) {
+        replyErrorSyntax(c);
+        return;
+    }
+    if (prepareForShutdown(flags) == C_OK) exit(0);
+    replyError(c, "ERR Errors trying to SHUTDOWN. Check logs.");
+}
+
+void memoryCommand(client *c) {
+    static const char *help[] = {
+        "DOCTOR",
+        "    Return memory problems reports.",
+        "MALLOC-STATS",
+        "    Return internal statistics report from the memory allocator.",
+        "PURGE",
+        "    Attempt to purge dirty pages for reclamation by the allocator.",
+        "STATS",
+        "    Return information about the memory usage of the server.",
+        "USAGE <key> [SAMPLES <count>]",
+        "    Return memory in bytes used by <key> and its value. Nested values are",
+        "    sampled up to <count> times (default: 5, 0 means sample all).",
+        NULL};
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help") && c->argc == 2) {
+        replyHelp(c, help);
+    } else if (!strcasecmp(sub, "usage") && c->argc >= 3) {
+        for (int j = 3; j < c->argc; j++) {
+            long long samples;
+            if (argEq(c->argv[j], "samples") && j + 1 < c->argc) {
+                if (getLongLongFromObjectOrReply(c, c->argv[j + 1], &samples, NULL) != C_OK) return;
+                if (samples < 0) {
+                    replyErrorSyntax(c);
+                    return;
+                }
+                j++;
+            } else {
+                replyErrorSyntax(c);
+                return;
+            }
+        }
+        robj *o = dbLookupReadNoTouch(c->db, c->argv[2]);
+        if (!o) {
+            replyNull(c);
+            return;
+        }
+        size_t usage = objectComputeSize(o) + sizeof(dictEntry) + sdslen(c->argv[2]->ptr) + 2;
+        replyLongLong(c, (long long)usage);
+    } else if (!strcasecmp(sub, "stats") && c->argc == 2) {
+        replyMapLen(c, 4);
+        replyBulkCString(c, "peak.allocated");
+        replyLongLong(c, (long long)zmalloc_used_memory());
+        replyBulkCString(c, "total.allocated");
+        replyLongLong(c, (long long)zmalloc_used_memory());
+        replyBulkCString(c, "keys.count");
+        replyLongLong(c, dbTotalKeys());
+        replyBulkCString(c, "dataset.bytes");
+        replyLongLong(c, (long long)zmalloc_used_memory());
+    } else if (!strcasecmp(sub, "doctor") && c->argc == 2) {
+        const char *msg = "Hi Sam, I can't find any memory issue in your instance. I can only "
+                          "account for what occurs on this base.";
+        replyVerbatim(c, msg, strlen(msg), "txt");
+    } else if (!strcasecmp(sub, "malloc-stats") && c->argc == 2) {
+        const char *msg = "Stats not supported for the current allocator";
+        replyVerbatim(c, msg, strlen(msg), "txt");
+    } else if (!strcasecmp(sub, "purge") && c->argc == 2) {
+        replyOk(c);
+    } else {
+        replyErrorSubcommand(c);
+    }
+}

@@ -1,0 +1,24 @@
+/* zmalloc: the allocator front door. Every allocation the server makes goes
+ * through here so used_memory is exact (usable size as reported by jemalloc,
+ * which Debian's libjemalloc provides as the process malloc). Out of memory is
+ * fatal: a half-applied write is worse than a crash a supervisor restarts. */
+#ifndef CAIRN_ZMALLOC_H
+#define CAIRN_ZMALLOC_H
+#include <stddef.h>
+
+void *zmalloc(size_t size);
+void *zcalloc(size_t size);
+void *zrealloc(void *ptr, size_t size);
+void zfree(void *ptr);
+char *zstrdup(const char *s);
+/* Usable size of a block returned by the functions above. */
+size_t zmalloc_size(void *ptr);
+/* Variants that also return the usable size so callers can use the slack. */
+void *zmalloc_usable(size_t size, size_t *usable);
+void *zrealloc_usable(void *ptr, size_t size, size_t *usable);
+size_t zmalloc_used_memory(void);
+/* Resident set size of this process in bytes (from /proc). */
+size_t zmalloc_get_rss(void);
+const char *zmalloc_lib(void);
+
+#endif
