@@ -22,9 +22,13 @@ else
   LIBS += -ljemalloc
 endif
 
+# Tests that need data types from later issues are skipped (and counted as skipped).
+TESTFLAGS ?= --tags -needs-lists
+
 SRC := $(wildcard src/*.c)
 OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC))
-LIBOBJ := $(filter-out $(BUILD)/main.o,$(OBJ))
+# C unit tests link only the self-contained data structure modules.
+LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash)
 CTESTS_SRC := $(wildcard tests/c/test_*.c)
 CTESTS := $(patsubst tests/c/test_%.c,$(BUILD)/tests/test-%,$(CTESTS_SRC))
 

@@ -60,8 +60,8 @@ static cairnCommand commandSubcommands[] = {
     CMD("info", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns information about one, multiple or all commands.", "2.8.13", "server"),
     CMD("docs", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns documentary information about one, multiple or all commands.", "7.0.0", "server"),
     CMD("list", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns a list of command names.", "7.0.0", "server"),
-    CMD("getkeys", commandCommand, -3, L | S, CN, 0, 0, 0, "Extracts the key names from an arbitrary command.", "2.8.13", "server"),
-    CMD("getkeysandflags", commandCommand, -3, L | S, CN, 0, 0, 0, "Extracts the key names and access flags for an arbitrary command.", "7.0.0", "server"),
+    CMD("getkeys", commandCommand, -4, L | S, CN, 0, 0, 0, "Extracts the key names from an arbitrary command.", "2.8.13", "server"),
+    CMD("getkeysandflags", commandCommand, -4, L | S, CN, 0, 0, 0, "Extracts the key names and access flags for an arbitrary command.", "7.0.0", "server"),
     CMD("help", commandCommand, 2, L | S, CN, 0, 0, 0, "Returns helpful text about the different subcommands.", "5.0.0", "server"),
     END};
 
@@ -238,6 +238,7 @@ int commandProcess(client *c) {
     replyMarkGet(c, &c->cmd_mark);
     cairnCommand *cmd = commandLookup(c->argv, c->argc);
     c->cmd = c->realcmd = cmd;
+    if (cmd) c->lastcmd = cmd;
     if (!cmd) {
         commandRejectUnknown(c);
     } else if ((cmd->arity > 0 && cmd->arity != c->argc) || (c->argc < -cmd->arity)) {
@@ -269,7 +270,6 @@ void commandCall(client *c) {
     c->flags &= ~CLIENT_EXECUTING_COMMAND;
     long long duration = ustime() - start;
     dirty = server.dirty - dirty;
-    c->lastcmd = cmd;
     c->commands_processed++;
     cmd->calls++;
     cmd->microseconds += duration;
@@ -389,7 +389,7 @@ static void commandReplyKeySpecs(client *c, cairnCommand *cmd) {
 
 static void commandReplyInfo(client *c, cairnCommand *cmd) {
     if (!cmd) {
-        replyNullArray(c);
+        replyNull(c);
         return;
     }
     replyArrayLen(c, 10);
@@ -480,9 +480,13 @@ void commandCommand(client *c) {
                 replyErrorSyntax(c);
                 return;
             }
-            if (!argEq(c->argv[3], "pattern")) {
-                /* ACLCAT and MODULE filters: no module or ACL categories yet. */
+            if (argEq(c->argv[3], "module") || argEq(c->argv[3], "aclcat")) {
+                /* No modules or ACL categories yet: nothing matches. */
                 replyArrayLen(c, 0);
+                return;
+            }
+            if (!argEq(c->argv[3], "pattern")) {
+                replyErrorSyntax(c);
                 return;
             }
             pattern = c->argv[4];
@@ -495,7 +499,7 @@ void commandCommand(client *c) {
                 n++;
             }
             for (cairnCommand *s = cmd->subcommands; s && s->name; s++)
-                if (pattern && stringmatch(pattern->ptr, s->fullname, 1)) {
+                if (!pattern || stringmatch(pattern->ptr, s->fullname, 1)) {
                     replyBulkCString(c, s->fullname);
                     n++;
                 }
@@ -533,6 +537,10 @@ void commandCommand(client *c) {
         cairnCommand *cmd = commandLookup(c->argv + 2, c->argc - 2);
         if (!cmd) {
             replyError(c, "ERR Invalid command specified");
+            return;
+        }
+        if (cmd->firstkey <= 0) {
+            replyError(c, "ERR The command has no key arguments");
             return;
         }
         if ((cmd->arity > 0 && cmd->arity != c->argc - 2) || (c->argc - 2 < -cmd->arity)) {

@@ -34,17 +34,17 @@ cairnConfig cfg;
 configHooks cfgHooks;
 
 /* ------------------------------------------------------------------------
- * Directive table
+ * Directive descriptions
  * --------------------------------------------------------------------- */
 
 enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
 
-#define F_IMMUTABLE (1 << 0)  /* file / command line only */
-#define F_PROTECTED (1 << 1)  /* CONFIG SET needs enable-protected-configs */
-#define F_SENSITIVE (1 << 2)  /* secrets (requirepass, masterauth) */
-#define F_MULTIARG  (1 << 3)  /* the value is a list of words */
-#define F_EMPTYNULL (1 << 4)  /* string: "" stores NULL (means "none") */
-#define F_MEMORY    (1 << 5)  /* number: accepts 1k, 5mb, 2gb ... */
+#define F_IMMUTABLE (1 << 0) /* file / command line only */
+#define F_PROTECTED (1 << 1) /* CONFIG SET needs enable-protected-configs */
+#define F_SENSITIVE (1 << 2) /* secrets (requirepass, masterauth) */
+#define F_MULTIARG  (1 << 3) /* the value is a list of words */
+#define F_EMPTYNULL (1 << 4) /* string: "" stores NULL (means "none") */
+#define F_MEMORY    (1 << 5) /* number: accepts 1k, 5mb, 2gb ... */
 #define F_OCTAL     (1 << 6)
 #define F_PERCENT   (1 << 7)  /* memory or "N%", stored as -N */
 #define F_BITFLAGS  (1 << 8)  /* enum: several names OR'ed together */
@@ -55,9 +55,14 @@ enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
 /* Storage width of a numeric field, so one table row serves int, unsigned,
  * long long ... fields without per-type code. */
 enum { W_INT, W_UINT, W_LONG, W_ULONG, W_LL, W_ULL };
-#define WIDTH(f)                                                                            \
-    _Generic((f), int: W_INT, unsigned int: W_UINT, long: W_LONG, unsigned long: W_ULONG, \
-             long long: W_LL, unsigned long long: W_ULL)
+#define WIDTH(f)                                                                                   \
+    _Generic((f), int                                                                              \
+             : W_INT, unsigned int                                                                 \
+             : W_UINT, long                                                                        \
+             : W_LONG, unsigned long                                                               \
+             : W_ULONG, long long                                                                  \
+             : W_LL, unsigned long long                                                            \
+             : W_ULL)
 
 typedef struct configEnum {
     const char *name;
@@ -85,84 +90,676 @@ typedef struct directive {
     configApplyFn **apply; /* slot in cfgHooks */
 } directive;
 
-static const configEnum loglevelEnum[] = {
-    {"debug", LL_DEBUG}, {"verbose", LL_VERBOSE}, {"notice", LL_NOTICE}, {"warning", LL_WARNING}, {NULL, 0}};
+/* Names in the order Redis lists them in its error messages. */
+// clang-format off
+static const configEnum loglevelEnum[] = {{"debug", LL_DEBUG}, {"verbose", LL_VERBOSE},
+    {"notice", LL_NOTICE}, {"warning", LL_WARNING}, {NULL, 0}};
 static const configEnum supervisedEnum[] = {{"upstart", SUPERVISED_UPSTART},
-                                            {"systemd", SUPERVISED_SYSTEMD},
-                                            {"auto", SUPERVISED_AUTODETECT},
-                                            {"no", SUPERVISED_NONE},
-                                            {NULL, 0}};
-static const configEnum syslogEnum[] = {
-    {"user", LOG_USER},     {"local0", LOG_LOCAL0}, {"local1", LOG_LOCAL1}, {"local2", LOG_LOCAL2},
-    {"local3", LOG_LOCAL3}, {"local4", LOG_LOCAL4}, {"local5", LOG_LOCAL5}, {"local6", LOG_LOCAL6},
-    {"local7", LOG_LOCAL7}, {NULL, 0}};
-static const configEnum protectedEnum[] = {
-    {"no", DEBUG_CMD_NO}, {"yes", DEBUG_CMD_YES}, {"local", DEBUG_CMD_LOCAL}, {NULL, 0}};
-static const configEnum shutdownEnum[] = {{"default", 0},
-                                          {"save", SHUTDOWN_SAVE},
-                                          {"nosave", SHUTDOWN_NOSAVE},
-                                          {"now", SHUTDOWN_NOW},
-                                          {"force", SHUTDOWN_FORCE},
-                                          {NULL, 0}};
+    {"systemd", SUPERVISED_SYSTEMD}, {"auto", SUPERVISED_AUTODETECT}, {"no", SUPERVISED_NONE}, {NULL, 0}};
+static const configEnum syslogEnum[] = {{"user", LOG_USER}, {"local0", LOG_LOCAL0},
+    {"local1", LOG_LOCAL1}, {"local2", LOG_LOCAL2}, {"local3", LOG_LOCAL3}, {"local4", LOG_LOCAL4},
+    {"local5", LOG_LOCAL5}, {"local6", LOG_LOCAL6}, {"local7", LOG_LOCAL7}, {NULL, 0}};
+static const configEnum protectedEnum[] = {{"no", DEBUG_CMD_NO}, {"yes", DEBUG_CMD_YES},
+    {"local", DEBUG_CMD_LOCAL}, {NULL, 0}};
+static const configEnum shutdownEnum[] = {{"default", 0}, {"save", SHUTDOWN_SAVE},
+    {"nosave", SHUTDOWN_NOSAVE}, {"now", SHUTDOWN_NOW}, {"force", SHUTDOWN_FORCE}, {NULL, 0}};
 static const configEnum maxmemoryEnum[] = {{"volatile-lru", MAXMEMORY_VOLATILE_LRU},
-                                           {"volatile-lfu", MAXMEMORY_VOLATILE_LFU},
-                                           {"volatile-random", MAXMEMORY_VOLATILE_RANDOM},
-                                           {"volatile-ttl", MAXMEMORY_VOLATILE_TTL},
-                                           {"allkeys-lru", MAXMEMORY_ALLKEYS_LRU},
-                                           {"allkeys-lfu", MAXMEMORY_ALLKEYS_LFU},
-                                           {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM},
-                                           {"noeviction", MAXMEMORY_NO_EVICTION},
-                                           {NULL, 0}};
-static const configEnum appendfsyncEnum[] = {
-    {"everysec", APPENDFSYNC_EVERYSEC}, {"always", APPENDFSYNC_ALWAYS}, {"no", APPENDFSYNC_NO}, {NULL, 0}};
-static const configEnum sanitizeEnum[] = {
-    {"no", SANITIZE_DUMP_NO}, {"yes", SANITIZE_DUMP_YES}, {"clients", SANITIZE_DUMP_CLIENTS}, {NULL, 0}};
+    {"volatile-lfu", MAXMEMORY_VOLATILE_LFU}, {"volatile-random", MAXMEMORY_VOLATILE_RANDOM},
+    {"volatile-ttl", MAXMEMORY_VOLATILE_TTL}, {"allkeys-lru", MAXMEMORY_ALLKEYS_LRU},
+    {"allkeys-lfu", MAXMEMORY_ALLKEYS_LFU}, {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM},
+    {"noeviction", MAXMEMORY_NO_EVICTION}, {NULL, 0}};
+static const configEnum appendfsyncEnum[] = {{"everysec", APPENDFSYNC_EVERYSEC},
+    {"always", APPENDFSYNC_ALWAYS}, {"no", APPENDFSYNC_NO}, {NULL, 0}};
+static const configEnum sanitizeEnum[] = {{"no", SANITIZE_DUMP_NO}, {"yes", SANITIZE_DUMP_YES},
+    {"clients", SANITIZE_DUMP_CLIENTS}, {NULL, 0}};
 /* "yes" before "relative": Redis renders OOM_SCORE_RELATIVE as "yes". */
-static const configEnum oomEnum[] = {{"no", OOM_SCORE_ADJ_NO},
-                                     {"yes", OOM_SCORE_RELATIVE},
-                                     {"relative", OOM_SCORE_RELATIVE},
-                                     {"absolute", OOM_SCORE_ADJ_ABSOLUTE},
-                                     {NULL, 0}};
+static const configEnum oomEnum[] = {{"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE_RELATIVE},
+    {"relative", OOM_SCORE_RELATIVE}, {"absolute", OOM_SCORE_ADJ_ABSOLUTE}, {NULL, 0}};
 static const configEnum disklessLoadEnum[] = {{"disabled", REPL_DISKLESS_LOAD_DISABLED},
-                                              {"on-empty-db", REPL_DISKLESS_LOAD_WHEN_DB_EMPTY},
-                                              {"swapdb", REPL_DISKLESS_LOAD_SWAPDB},
-                                              {NULL, 0}};
+    {"on-empty-db", REPL_DISKLESS_LOAD_WHEN_DB_EMPTY}, {"swapdb", REPL_DISKLESS_LOAD_SWAPDB}, {NULL, 0}};
 static const configEnum propagationEnum[] = {{"ignore", PROPAGATION_ERR_BEHAVIOR_IGNORE},
-                                             {"panic", PROPAGATION_ERR_BEHAVIOR_PANIC},
-                                             {"panic-on-replicas", PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS},
-                                             {NULL, 0}};
-static const configEnum aclPubsubEnum[] = {
-    {"allchannels", ACL_PUBSUB_ALLCHANNELS}, {"resetchannels", ACL_PUBSUB_RESETCHANNELS}, {NULL, 0}};
+    {"panic", PROPAGATION_ERR_BEHAVIOR_PANIC},
+    {"panic-on-replicas", PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS}, {NULL, 0}};
+static const configEnum aclPubsubEnum[] = {{"allchannels", ACL_PUBSUB_ALLCHANNELS},
+    {"resetchannels", ACL_PUBSUB_RESETCHANNELS}, {NULL, 0}};
+// clang-format on
 
-/* Forward declarations of the special directives and validators. */
-static int checkHz(long long *v, const char **err);
-static int checkAppendonly(long long *v, const char **err);
-static int checkCluster(long long *v, const char **err);
-static int checkShutdown(long long *v, const char **err);
-static int validProcTitle(const char *s, const char **err);
-static int validDbfilename(const char *s, const char **err);
-static int validAppendfilename(const char *s, const char **err);
-static int validAppenddirname(const char *s, const char **err);
-static int saveSet(sds *argv, int argc, const char **err);
-static sds saveGet(void);
-static void saveRewrite(struct rewriteState *st, int idx);
-static int bindSet(sds *argv, int argc, const char **err);
-static sds bindGet(void);
-static int cobSet(sds *argv, int argc, const char **err);
-static sds cobGet(void);
-static void cobRewrite(struct rewriteState *st, int idx);
-static int notifySet(sds *argv, int argc, const char **err);
-static sds notifyGet(void);
-static int dirSet(sds *argv, int argc, const char **err);
-static sds dirGet(void);
-static int replicaofSet(sds *argv, int argc, const char **err);
-static sds replicaofGet(void);
-static void replicaofRewrite(struct rewriteState *st, int idx);
-static int oomValuesSet(sds *argv, int argc, const char **err);
-static sds oomValuesGet(void);
-static int percentilesSet(sds *argv, int argc, const char **err);
-static sds percentilesGet(void);
+/* Messages that embed numbers or lists are built here; the server is single
+ * threaded and every caller copies or replies with it immediately. */
+static char errbuf[512];
 
+#define FAIL(msg)                                                                                  \
+    do {                                                                                           \
+        *err = (msg);                                                                              \
+        return 0;                                                                                  \
+    } while (0)
+
+static int loadingFile;  /* inside configLoad() */
+static int saveLoaded;   /* a `save` line was seen while loading */
+static char *configFile; /* absolute path, NULL without a file */
+static clientBufferLimit cobDefaults[CLIENT_TYPE_OBUF_COUNT];
+
+/* ------------------------------------------------------------------------
+ * Generic value handling
+ * --------------------------------------------------------------------- */
+
+static long long numRead(const directive *d) {
+    switch (d->width) {
+        case W_INT:
+            return *(int *)d->ptr;
+        case W_UINT:
+            return *(unsigned int *)d->ptr;
+        case W_LONG:
+            return *(long *)d->ptr;
+        case W_ULONG:
+            return (long long)*(unsigned long *)d->ptr;
+        case W_ULL:
+            return (long long)*(unsigned long long *)d->ptr;
+        default:
+            return *(long long *)d->ptr;
+    }
+}
+
+static void numWrite(const directive *d, long long v) {
+    switch (d->width) {
+        case W_INT:
+            *(int *)d->ptr = (int)v;
+            break;
+        case W_UINT:
+            *(unsigned int *)d->ptr = (unsigned int)v;
+            break;
+        case W_LONG:
+            *(long *)d->ptr = (long)v;
+            break;
+        case W_ULONG:
+            *(unsigned long *)d->ptr = (unsigned long)v;
+            break;
+        case W_ULL:
+            *(unsigned long long *)d->ptr = (unsigned long long)v;
+            break;
+        default:
+            *(long long *)d->ptr = v;
+            break;
+    }
+}
+
+static int numParse(const directive *d, const char *s, long long *v, const char **err) {
+    size_t len = strlen(s);
+    if (d->flags & F_OCTAL) {
+        char *end;
+        errno = 0;
+        *v = strtoll(s, &end, 8);
+        if (len == 0 || *end || errno) FAIL("argument couldn't be parsed as an octal number");
+    } else if (d->flags & F_MEMORY) {
+        if ((d->flags & F_PERCENT) && len > 1 && s[len - 1] == '%' && string2ll(s, len - 1, v) &&
+            *v >= 0) {
+            if (*v > 100) FAIL("percentage argument must be less or equal to 100");
+            *v = -*v;
+            return 1;
+        }
+        int merr;
+        *v = memtoull(s, &merr);
+        if (merr) {
+            /* All digits but unparsable means too big: say so like Redis. */
+            if (len && strspn(s, "0123456789") == len) goto range;
+            *err = (d->flags & F_PERCENT) ? "argument must be a memory or percent value"
+                                          : "argument must be a memory value";
+            return 0;
+        }
+    } else if (!string2ll(s, len, v))
+        FAIL("argument couldn't be parsed into an integer");
+    if (*v >= d->min && *v <= d->max) return 1;
+range:
+    if (d->flags & F_OCTAL)
+        snprintf(errbuf, sizeof(errbuf), "argument must be between %llo and %llo inclusive",
+                 (unsigned long long)d->min, (unsigned long long)d->max);
+    else
+        snprintf(errbuf, sizeof(errbuf), "argument must be between %lld and %lld inclusive", d->min,
+                 d->max);
+    *err = errbuf;
+    return 0;
+}
+
+static int enumParse(const directive *d, const char *s, int *out, const char **err) {
+    for (const configEnum *e = d->enums; e->name; e++) {
+        if (!strcasecmp(e->name, s)) {
+            *out = e->val;
+            return 1;
+        }
+    }
+    size_t len =
+        (size_t)snprintf(errbuf, sizeof(errbuf), "argument(s) must be one of the following: ");
+    for (const configEnum *e = d->enums; e->name && len < sizeof(errbuf); e++)
+        len += (size_t)snprintf(errbuf + len, sizeof(errbuf) - len, "%s%s",
+                                e == d->enums ? "" : ", ", e->name);
+    *err = errbuf;
+    return 0;
+}
+
+/* Bit-flag enums list every matching name; a value no name covers exactly
+ * is "unknown", as in Redis. */
+static sds enumName(const directive *d, int v) {
+    sds names = NULL;
+    int unmatched = v;
+    for (const configEnum *e = d->enums; e->name; e++) {
+        if (v == e->val) {
+            sdsfree(names);
+            return sdsnew(e->name);
+        }
+        if ((d->flags & F_BITFLAGS) && e->val && (unmatched & e->val) == e->val) {
+            names = names ? sdscatprintf(names, " %s", e->name) : sdsnew(e->name);
+            unmatched &= ~e->val;
+        }
+    }
+    if (!names || unmatched) {
+        sdsfree(names);
+        return sdsnew("unknown");
+    }
+    return names;
+}
+
+static int strSet(const directive *d, const char *s, const char **err) {
+    if (d->valid && !d->valid(s, err)) return 0;
+    char **field = d->ptr;
+    char *nv = ((d->flags & F_EMPTYNULL) && !*s) ? NULL : zstrdup(s);
+    zfree(*field);
+    *field = nv;
+    return 1;
+}
+
+/* Store the arguments that follow the directive name. Nothing is stored if
+ * validation fails (except by specials that say otherwise). */
+static int directiveSet(const directive *d, sds *argv, int argc, const char **err) {
+    long long v = 0;
+    int e = 0;
+    if (d->type == T_SPECIAL) return d->set(argv, argc, err);
+    if (d->type == T_ENUM && (d->flags & F_BITFLAGS)) {
+        for (int j = 0; j < argc; j++) {
+            if (!enumParse(d, argv[j], &e, err)) return 0;
+            v |= e;
+        }
+    } else {
+        if (argc != 1) FAIL("wrong number of arguments");
+        switch (d->type) {
+            case T_STR:
+                return strSet(d, argv[0], err);
+            case T_BOOL:
+                if (!strcasecmp(argv[0], "yes"))
+                    v = 1;
+                else if (!strcasecmp(argv[0], "no"))
+                    v = 0;
+                else
+                    FAIL("argument must be 'yes' or 'no'");
+                break;
+            case T_ENUM:
+                if (!enumParse(d, argv[0], &e, err)) return 0;
+                v = e;
+                break;
+            default:
+                if (!numParse(d, argv[0], &v, err)) return 0;
+        }
+    }
+    if (d->check && !d->check(&v, err)) return 0;
+    if (d->type == T_NUM)
+        numWrite(d, v);
+    else
+        *(int *)d->ptr = (int)v;
+    return 1;
+}
+
+/* The value as CONFIG GET shows it. */
+static sds directiveGet(const directive *d) {
+    switch (d->type) {
+        case T_BOOL:
+            return sdsnew(*(int *)d->ptr ? "yes" : "no");
+        case T_ENUM:
+            return enumName(d, *(int *)d->ptr);
+        case T_STR: {
+            char *s = *(char **)d->ptr;
+            return sdsnew(s ? s : "");
+        }
+        case T_SPECIAL:
+            return d->get();
+    }
+    long long v = numRead(d);
+    if (d->flags & F_OCTAL) return sdscatprintf(sdsempty(), "%llo", (unsigned long long)v);
+    if ((d->flags & F_PERCENT) && v < 0) return sdscatprintf(sdsempty(), "%lld%%", -v);
+    if (d->width == W_ULL || d->width == W_ULONG)
+        return sdscatprintf(sdsempty(), "%llu", (unsigned long long)v);
+    return sdscatprintf(sdsempty(), "%lld", v);
+}
+
+/* CONFIG SET hands values over as one string: multi-word values are split
+ * on single spaces like Redis does (so "" means an empty list). */
+static int directiveSetString(const directive *d, sds value, const char **err) {
+    if (!(d->flags & F_MULTIARG)) return directiveSet(d, &value, 1, err);
+    int argc;
+    sds *argv = sdssplitlen(value, (ssize_t)sdslen(value), " ", 1, &argc);
+    int ok = directiveSet(d, argv, argc, err);
+    sdsfreesplitres(argv, argc);
+    return ok;
+}
+
+/* ------------------------------------------------------------------------
+ * CONFIG REWRITE primitives (used by the special directives too)
+ * --------------------------------------------------------------------- */
+
+#define RW_SIGNATURE "# Generated by CONFIG REWRITE"
+#define RW_NONE      (-1) /* comment, blank or foreign line */
+#define RW_USED      (-2) /* already rewritten */
+
+typedef struct rewriteState {
+    sds *lines;
+    int *owner; /* directive index an old line sets, or RW_NONE / RW_USED */
+    int n, cap;
+    int needs_signature;
+} rewriteState;
+
+static void rwAppend(rewriteState *st, sds line, int owner) {
+    if (st->n == st->cap) {
+        st->cap = st->cap ? st->cap * 2 : 64;
+        st->lines = zrealloc(st->lines, sizeof(sds) * (size_t)st->cap);
+        st->owner = zrealloc(st->owner, sizeof(int) * (size_t)st->cap);
+    }
+    st->lines[st->n] = line;
+    st->owner[st->n++] = owner;
+}
+
+/* Put `line` where the directive was in the old file, else append it if
+ * `force` (the value differs from the default). Takes ownership of line. */
+static void rwLine(rewriteState *st, int idx, sds line, int force) {
+    for (int k = 0; k < st->n; k++) {
+        if (st->owner[k] == idx) {
+            sdsfree(st->lines[k]);
+            st->lines[k] = line;
+            st->owner[k] = RW_USED;
+            return;
+        }
+    }
+    if (!force) {
+        sdsfree(line);
+        return;
+    }
+    if (st->needs_signature) {
+        rwAppend(st, sdsnew(RW_SIGNATURE), RW_USED);
+        st->needs_signature = 0;
+    }
+    rwAppend(st, line, RW_USED);
+}
+
+/* Later duplicates of a rewritten directive would override it: blank them. */
+static void rwDone(rewriteState *st, int idx) {
+    for (int k = 0; k < st->n; k++) {
+        if (st->owner[k] != idx) continue;
+        sdsclear(st->lines[k]);
+        st->owner[k] = RW_USED;
+    }
+}
+
+static sds formatMemory(sds s, long long v) {
+    const long long gb = 1024LL * 1024 * 1024, mb = 1024 * 1024, kb = 1024;
+    if (v && v % gb == 0) return sdscatprintf(s, "%lldgb", v / gb);
+    if (v && v % mb == 0) return sdscatprintf(s, "%lldmb", v / mb);
+    if (v && v % kb == 0) return sdscatprintf(s, "%lldkb", v / kb);
+    return sdscatprintf(s, "%lld", v);
+}
+
+/* ------------------------------------------------------------------------
+ * Validators and special directives
+ * --------------------------------------------------------------------- */
+
+static int checkHz(long long *v, const char **err) {
+    (void)err;
+    /* hz is a hint: out-of-range values are capped, not refused. */
+    if (*v < 1) *v = 1;
+    if (*v > 500) *v = 500;
+    return 1;
+}
+
+static int checkAppendonly(long long *v, const char **err) {
+    if (!*v) return 1;
+    *err = "appendonly yes is not supported yet: the append-only file arrives with the persistence "
+           "work";
+    return 0;
+}
+
+static int checkCluster(long long *v, const char **err) {
+    if (!*v) return 1;
+    *err = "cluster mode is not supported";
+    return 0;
+}
+
+static int checkShutdown(long long *v, const char **err) {
+    if ((*v & SHUTDOWN_SAVE) && (*v & SHUTDOWN_NOSAVE))
+        FAIL("shutdown options SAVE and NOSAVE can't be used simultaneously");
+    return 1;
+}
+
+/* Mirrors Redis' check: the template must expand (known {variables},
+ * "{{" and "}}" escapes) to something non-blank with an empty title. */
+static int validProcTitle(const char *t, const char **err) {
+    static const char *vars[] = {"title", "server-mode", "unixsocket",  "listen-addr",
+                                 "port",  "tls-port",    "config-file", NULL};
+    int visible = 0;
+    for (const char *p = t; *p; p++) {
+        if (*p == '{' && p[1] == '{') {
+            visible = 1;
+            p++;
+        } else if (*p == '{') {
+            const char *end = strchr(p, '}');
+            if (!end) goto bad;
+            size_t len = (size_t)(end - p - 1);
+            int k;
+            for (k = 0; vars[k] && !(strlen(vars[k]) == len && !memcmp(vars[k], p + 1, len)); k++)
+                ;
+            if (!vars[k]) goto bad;
+            if (k >= 3) visible = 1; /* the first three may expand to nothing */
+            p = end;
+        } else if (*p == '}') {
+            visible = 1;
+            if (p[1] == '}') p++;
+        } else if (*p != ' ') {
+            visible = 1;
+        }
+    }
+    if (visible) return 1;
+bad:
+    *err = "template format is invalid or contains unknown variables";
+    return 0;
+}
+
+static int isBaseName(const char *s) {
+    return !strchr(s, '/') && !strchr(s, '\\');
+}
+
+static int validDbfilename(const char *s, const char **err) {
+    if (isBaseName(s)) return 1;
+    *err = "dbfilename can't be a path, just a filename";
+    return 0;
+}
+
+static int validAppendfilename(const char *s, const char **err) {
+    if (!*s)
+        *err = "appendfilename can't be empty";
+    else if (!isBaseName(s))
+        *err = "appendfilename can't be a path, just a filename";
+    else
+        return 1;
+    return 0;
+}
+
+static int validAppenddirname(const char *s, const char **err) {
+    if (!*s)
+        *err = "appenddirname can't be empty";
+    else if (!isBaseName(s))
+        *err = "appenddirname can't be a path, just a dirname";
+    else
+        return 1;
+    return 0;
+}
+
+/* save: pairs of "seconds changes". In a file the first `save` line
+ * replaces the defaults and later ones add to it; `save ""` clears. */
+static int saveSet(sds *argv, int argc, const char **err) {
+    if (argc == 1 && argv[0][0] == '\0') {
+        zfree(cfg.saveparams);
+        cfg.saveparams = NULL;
+        cfg.saveparamslen = 0;
+        argc = 0;
+    }
+    if (argc & 1) goto bad;
+    for (int j = 0; j < argc; j++) {
+        char *end;
+        long long v = strtoll(argv[j], &end, 10);
+        if (*end || ((j & 1) == 0 && v < 1) || ((j & 1) == 1 && v < 0)) goto bad;
+    }
+    if (!loadingFile || !saveLoaded) {
+        zfree(cfg.saveparams);
+        cfg.saveparams = NULL;
+        cfg.saveparamslen = 0;
+        if (loadingFile) saveLoaded = 1;
+    }
+    if (argc) {
+        cfg.saveparams =
+            zrealloc(cfg.saveparams, sizeof(saveParam) * (size_t)(cfg.saveparamslen + argc / 2));
+        for (int j = 0; j < argc; j += 2) {
+            saveParam *sp = &cfg.saveparams[cfg.saveparamslen++];
+            sp->seconds = strtoll(argv[j], NULL, 10);
+            sp->changes = strtoll(argv[j + 1], NULL, 10);
+        }
+    }
+    return 1;
+bad:
+    *err = "Invalid save parameters";
+    return 0;
+}
+
+static sds saveGet(void) {
+    sds s = sdsempty();
+    for (int j = 0; j < cfg.saveparamslen; j++)
+        s = sdscatprintf(s, "%s%lld %lld", j ? " " : "", cfg.saveparams[j].seconds,
+                         cfg.saveparams[j].changes);
+    return s;
+}
+
+static int bindSet(sds *argv, int argc, const char **err) {
+    if (argc > CONFIG_MAX_BIND) FAIL("Too many bind addresses specified.");
+    if (argc == 1 && argv[0][0] == '\0') argc = 0; /* bind "" : no TCP listener */
+    for (int j = 0; j < cfg.bindaddr_count; j++) zfree(cfg.bindaddr[j]);
+    for (int j = 0; j < argc; j++) cfg.bindaddr[j] = zstrdup(argv[j]);
+    cfg.bindaddr_count = argc;
+    return 1;
+}
+
+static sds bindGet(void) {
+    sds s = sdsempty();
+    for (int j = 0; j < cfg.bindaddr_count; j++)
+        s = sdscatprintf(s, "%s%s", j ? " " : "", cfg.bindaddr[j]);
+    return s;
+}
+
+static const char *cobClassName[CLIENT_TYPE_OBUF_COUNT] = {"normal", "slave", "pubsub"};
+
+static int cobClass(const char *name) {
+    if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
+    if (!strcasecmp(name, "replica") || !strcasecmp(name, "slave")) return CLIENT_TYPE_REPLICA;
+    if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
+    return -1;
+}
+
+/* Validate everything first so a bad class never half-applies a value. */
+static int cobSet(sds *argv, int argc, const char **err) {
+    if (argc % 4) FAIL("Wrong number of arguments in buffer limit configuration.");
+    for (int j = 0; j < argc; j++) {
+        int merr = 0;
+        if (j % 4 == 0) {
+            if (cobClass(argv[j]) == -1)
+                FAIL("Invalid client class specified in buffer limit configuration.");
+            continue;
+        }
+        memtoull(argv[j], &merr);
+        if (merr)
+            FAIL("Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+    }
+    for (int j = 0; j < argc; j += 4) {
+        clientBufferLimit *l = &cfg.client_obuf_limits[cobClass(argv[j])];
+        l->hard_limit_bytes = (unsigned long long)memtoull(argv[j + 1], NULL);
+        l->soft_limit_bytes = (unsigned long long)memtoull(argv[j + 2], NULL);
+        l->soft_limit_seconds = strtoll(argv[j + 3], NULL, 10);
+    }
+    return 1;
+}
+
+static sds cobGet(void) {
+    sds s = sdsempty();
+    for (int j = 0; j < CLIENT_TYPE_OBUF_COUNT; j++) {
+        clientBufferLimit *l = &cfg.client_obuf_limits[j];
+        s = sdscatprintf(s, "%s%s %llu %llu %lld", j ? " " : "", cobClassName[j],
+                         l->hard_limit_bytes, l->soft_limit_bytes, l->soft_limit_seconds);
+    }
+    return s;
+}
+
+/* notify-keyspace-events letters, in the order Redis renders them. */
+static const struct {
+    char c;
+    int flag;
+} notifyLetters[] = {
+    {'g', NOTIFY_GENERIC},  {'$', NOTIFY_STRING},   {'l', NOTIFY_LIST},    {'s', NOTIFY_SET},
+    {'h', NOTIFY_HASH},     {'z', NOTIFY_ZSET},     {'x', NOTIFY_EXPIRED}, {'e', NOTIFY_EVICTED},
+    {'t', NOTIFY_STREAM},   {'d', NOTIFY_MODULE},   {'n', NOTIFY_NEW},     {'K', NOTIFY_KEYSPACE},
+    {'E', NOTIFY_KEYEVENT}, {'m', NOTIFY_KEY_MISS}, {'A', NOTIFY_ALL},     {0, 0}};
+
+static int notifySet(sds *argv, int argc, const char **err) {
+    if (argc != 1) FAIL("wrong number of arguments");
+    int flags = 0;
+    for (const char *p = argv[0]; *p; p++) {
+        int k;
+        for (k = 0; notifyLetters[k].c && notifyLetters[k].c != *p; k++)
+            ;
+        if (!notifyLetters[k].c) FAIL("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+        flags |= notifyLetters[k].flag;
+    }
+    cfg.notify_keyspace_events = flags;
+    return 1;
+}
+
+/* Like Redis, "A" replaces the type letters it covers (and, quirk kept,
+ * hides 'n' when present). */
+static sds notifyGet(void) {
+    int f = cfg.notify_keyspace_events, all = (f & NOTIFY_ALL) == NOTIFY_ALL;
+    sds s = sdsnew(all ? "A" : "");
+    for (int k = 0; notifyLetters[k].c != 'A'; k++) {
+        int flag = notifyLetters[k].flag;
+        int typeletter = !(flag & (NOTIFY_KEYSPACE | NOTIFY_KEYEVENT | NOTIFY_KEY_MISS));
+        if ((f & flag) && !(all && typeletter)) s = sdscatlen(s, &notifyLetters[k].c, 1);
+    }
+    return s;
+}
+
+static void refreshDir(void) {
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof(cwd))) return;
+    zfree(cfg.dir);
+    cfg.dir = zstrdup(cwd);
+}
+
+static int dirSet(sds *argv, int argc, const char **err) {
+    if (argc != 1) FAIL("wrong number of arguments");
+    if (chdir(argv[0]) == -1) FAIL(strerror(errno));
+    refreshDir();
+    return 1;
+}
+
+static sds dirGet(void) {
+    char cwd[PATH_MAX];
+    if (getcwd(cwd, sizeof(cwd))) return sdsnew(cwd);
+    return sdsnew(cfg.dir ? cfg.dir : "");
+}
+
+static int replicaofSet(sds *argv, int argc, const char **err) {
+    if (argc == 0 || (argc == 1 && argv[0][0] == '\0')) return 1; /* the default, "" */
+    if (argc != 2) FAIL("wrong number of arguments");
+    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) return 1;
+    char *end;
+    long port = strtol(argv[1], &end, 10);
+    if (port < 0 || port > 65535 || *end) FAIL("Invalid master port");
+    *err = "replicaof is not supported yet: replication arrives with the replication work";
+    return 0;
+}
+
+static sds replicaofGet(void) {
+    return sdsempty();
+}
+
+static int oomValuesSet(sds *argv, int argc, const char **err) {
+    int vals[3];
+    if (argc != 3) FAIL("wrong number of arguments");
+    for (int j = 0; j < 3; j++) {
+        char *end;
+        long v = strtol(argv[j], &end, 10);
+        if (*end || !argv[j][0] || v < -2000 || v > 2000)
+            FAIL("Invalid oom-score-adj-values, elements must be between -2000 and 2000.");
+        vals[j] = (int)v;
+    }
+    memcpy(cfg.oom_score_adj_values, vals, sizeof(vals));
+    return 1;
+}
+
+static sds oomValuesGet(void) {
+    int *v = cfg.oom_score_adj_values;
+    return sdscatprintf(sdsempty(), "%d %d %d", v[0], v[1], v[2]);
+}
+
+static int percentilesSet(sds *argv, int argc, const char **err) {
+    if (argc == 1 && argv[0][0] == '\0') argc = 0;
+    double *vals = argc ? zmalloc(sizeof(double) * (size_t)argc) : NULL;
+    for (int j = 0; j < argc; j++) {
+        if (!string2d(argv[j], sdslen(argv[j]), &vals[j])) {
+            *err = "Invalid latency-tracking-info-percentiles parameters";
+            zfree(vals);
+            return 0;
+        }
+        if (vals[j] < 0.0 || vals[j] > 100.0) {
+            *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
+            zfree(vals);
+            return 0;
+        }
+    }
+    zfree(cfg.latency_tracking_info_percentiles);
+    cfg.latency_tracking_info_percentiles = vals;
+    cfg.latency_tracking_info_percentiles_len = argc;
+    return 1;
+}
+
+static sds percentilesGet(void) {
+    sds s = sdsempty();
+    for (int j = 0; j < cfg.latency_tracking_info_percentiles_len; j++) {
+        char buf[128];
+        int len = snprintf(buf, sizeof(buf), "%f", cfg.latency_tracking_info_percentiles[j]);
+        while (len > 0 && buf[len - 1] == '0') len--; /* "99.900000" -> "99.9" */
+        if (len > 0 && buf[len - 1] == '.') len--;
+        if (j) s = sdscatlen(s, " ", 1);
+        s = sdscatlen(s, buf, (size_t)len);
+    }
+    return s;
+}
+
+static void saveRewrite(rewriteState *st, int idx) {
+    if (cfg.saveparamslen == 0) rwLine(st, idx, sdsnew("save \"\""), 1);
+    for (int j = 0; j < cfg.saveparamslen; j++)
+        rwLine(st, idx,
+               sdscatprintf(sdsempty(), "save %lld %lld", cfg.saveparams[j].seconds,
+                            cfg.saveparams[j].changes),
+               1);
+}
+
+static void cobRewrite(rewriteState *st, int idx) {
+    for (int j = 0; j < CLIENT_TYPE_OBUF_COUNT; j++) {
+        clientBufferLimit *l = &cfg.client_obuf_limits[j], *d = &cobDefaults[j];
+        int force = l->hard_limit_bytes != d->hard_limit_bytes ||
+                    l->soft_limit_bytes != d->soft_limit_bytes ||
+                    l->soft_limit_seconds != d->soft_limit_seconds;
+        sds line = sdscatprintf(sdsempty(), "client-output-buffer-limit %s ", cobClassName[j]);
+        line = formatMemory(line, (long long)l->hard_limit_bytes);
+        line = sdscat(line, " ");
+        line = formatMemory(line, (long long)l->soft_limit_bytes);
+        line = sdscatprintf(line, " %lld", l->soft_limit_seconds);
+        rwLine(st, idx, line, force);
+    }
+}
+
+/* Without a master there is nothing to write; old lines are dropped. */
+static void replicaofRewrite(rewriteState *st, int idx) {
+    (void)st;
+    (void)idx;
+}
+
+/* ------------------------------------------------------------------------
+ * The directive table
+ * --------------------------------------------------------------------- */
+
+// clang-format off
 #define HOOK(h) .apply = &cfgHooks.apply_##h
 #define B(n, a, fl, f, d, ...) \
     {.name = n, .alias = a, .type = T_BOOL, .flags = fl, .ptr = &cfg.f, .def = d, __VA_ARGS__}
@@ -302,7 +899,7 @@ static const directive directives[] = {
     N("slowlog-max-len", NULL, 0, slowlog_max_len, 0, LONG_MAX, "128"),
     N("latency-monitor-threshold", NULL, 0, latency_monitor_threshold, 0, LLONG_MAX, "0"),
     B("latency-tracking", NULL, 0, latency_tracking_enabled, "yes"),
-    X("latency-tracking-info-percentiles", NULL, F_MULTIARG, "50 99 99.9", percentiles),
+    X("latency-tracking-info-percentiles", NULL, F_MULTIARG | F_ALWAYS, "50 99 99.9", percentiles),
     N("busy-reply-threshold", "lua-time-limit", 0, lua_time_limit, 0, LLONG_MAX, "5000"),
 
     /* Cluster and replication: stored only, replication arrives later */
@@ -332,20 +929,13 @@ static const directive directives[] = {
     E("propagation-error-behavior", NULL, 0, propagation_error_behavior, propagationEnum, "ignore"),
 };
 
+// clang-format on
+
 #define NDIRS ((int)(sizeof(directives) / sizeof(directives[0])))
 
 /* Redis 7.0 still accepts these in a config file and ignores them. */
 static const char *deprecatedDirectives[] = {"list-max-ziplist-entries", "list-max-ziplist-value",
                                              "lua-replicate-commands", NULL};
-
-/* Messages that embed numbers or lists are built here; the server is single
- * threaded and every caller copies or replies with it immediately. */
-static char errbuf[512];
-
-static int loadingFile;  /* inside configLoad() */
-static int saveLoaded;   /* a `save` line was seen while loading */
-static char *configFile; /* absolute path, NULL without a file */
-static clientBufferLimit cobDefaults[CLIENT_TYPE_OBUF_COUNT];
 
 /* Index of the directive called `name` (or an alias of it), -1 if none.
  * *shown receives the spelling Redis uses for it in messages: the table
@@ -363,539 +953,6 @@ static int lookupDirective(const char *name, const char **shown) {
 
 static int isImmutable(const directive *d) {
     return (d->flags & F_IMMUTABLE) || ((d->flags & F_NEEDHOOK) && !*d->apply);
-}
-
-/* ------------------------------------------------------------------------
- * Generic value handling
- * --------------------------------------------------------------------- */
-
-static long long numRead(const directive *d) {
-    switch (d->width) {
-        case W_INT: return *(int *)d->ptr;
-        case W_UINT: return *(unsigned int *)d->ptr;
-        case W_LONG: return *(long *)d->ptr;
-        case W_ULONG: return (long long)*(unsigned long *)d->ptr;
-        case W_ULL: return (long long)*(unsigned long long *)d->ptr;
-        default: return *(long long *)d->ptr;
-    }
-}
-
-static void numWrite(const directive *d, long long v) {
-    switch (d->width) {
-        case W_INT: *(int *)d->ptr = (int)v; break;
-        case W_UINT: *(unsigned int *)d->ptr = (unsigned int)v; break;
-        case W_LONG: *(long *)d->ptr = (long)v; break;
-        case W_ULONG: *(unsigned long *)d->ptr = (unsigned long)v; break;
-        case W_ULL: *(unsigned long long *)d->ptr = (unsigned long long)v; break;
-        default: *(long long *)d->ptr = v; break;
-    }
-}
-
-static int numParse(const directive *d, const char *s, long long *v, const char **err) {
-    size_t len = strlen(s);
-    if (d->flags & F_OCTAL) {
-        char *end;
-        errno = 0;
-        *v = strtoll(s, &end, 8);
-        if (len == 0 || *end || errno) {
-            *err = "argument couldn't be parsed as an octal number";
-            return 0;
-        }
-    } else if (d->flags & F_MEMORY) {
-        if ((d->flags & F_PERCENT) && len > 1 && s[len - 1] == '%' && string2ll(s, len - 1, v) && *v >= 0) {
-            if (*v > 100) {
-                *err = "percentage argument must be less or equal to 100";
-                return 0;
-            }
-            *v = -*v;
-            return 1;
-        }
-        int merr;
-        *v = memtoull(s, &merr);
-        if (merr) {
-            /* All digits but unparsable means too big: say so like Redis. */
-            if (len && strspn(s, "0123456789") == len) goto range;
-            *err = (d->flags & F_PERCENT) ? "argument must be a memory or percent value"
-                                          : "argument must be a memory value";
-            return 0;
-        }
-    } else if (!string2ll(s, len, v)) {
-        *err = "argument couldn't be parsed into an integer";
-        return 0;
-    }
-    if (*v >= d->min && *v <= d->max) return 1;
-range:
-    if (d->flags & F_OCTAL)
-        snprintf(errbuf, sizeof(errbuf), "argument must be between %llo and %llo inclusive",
-                 (unsigned long long)d->min, (unsigned long long)d->max);
-    else
-        snprintf(errbuf, sizeof(errbuf), "argument must be between %lld and %lld inclusive", d->min, d->max);
-    *err = errbuf;
-    return 0;
-}
-
-static int enumParse(const directive *d, const char *s, int *out, const char **err) {
-    for (const configEnum *e = d->enums; e->name; e++) {
-        if (!strcasecmp(e->name, s)) {
-            *out = e->val;
-            return 1;
-        }
-    }
-    size_t len = (size_t)snprintf(errbuf, sizeof(errbuf), "argument(s) must be one of the following: ");
-    for (const configEnum *e = d->enums; e->name && len < sizeof(errbuf); e++)
-        len += (size_t)snprintf(errbuf + len, sizeof(errbuf) - len, "%s%s", e == d->enums ? "" : ", ", e->name);
-    *err = errbuf;
-    return 0;
-}
-
-/* Bit-flag enums list every matching name; a value no name covers exactly
- * is "unknown", as in Redis. */
-static sds enumName(const directive *d, int v) {
-    sds names = NULL;
-    int unmatched = v;
-    for (const configEnum *e = d->enums; e->name; e++) {
-        if (v == e->val) {
-            sdsfree(names);
-            return sdsnew(e->name);
-        }
-        if ((d->flags & F_BITFLAGS) && e->val && (unmatched & e->val) == e->val) {
-            names = names ? sdscatprintf(names, " %s", e->name) : sdsnew(e->name);
-            unmatched &= ~e->val;
-        }
-    }
-    if (!names || unmatched) {
-        sdsfree(names);
-        return sdsnew("unknown");
-    }
-    return names;
-}
-
-static int strSet(const directive *d, const char *s, const char **err) {
-    if (d->valid && !d->valid(s, err)) return 0;
-    char **field = d->ptr;
-    char *nv = ((d->flags & F_EMPTYNULL) && !*s) ? NULL : zstrdup(s);
-    zfree(*field);
-    *field = nv;
-    return 1;
-}
-
-/* Store the arguments that follow the directive name. Nothing is stored if
- * validation fails (except by specials that say otherwise). */
-static int directiveSet(const directive *d, sds *argv, int argc, const char **err) {
-    long long v = 0;
-    int e = 0;
-    if (d->type == T_SPECIAL) return d->set(argv, argc, err);
-    if (d->type == T_ENUM && (d->flags & F_BITFLAGS)) {
-        for (int j = 0; j < argc; j++) {
-            if (!enumParse(d, argv[j], &e, err)) return 0;
-            v |= e;
-        }
-    } else {
-        if (argc != 1) {
-            *err = "wrong number of arguments";
-            return 0;
-        }
-        switch (d->type) {
-            case T_STR: return strSet(d, argv[0], err);
-            case T_BOOL:
-                if (!strcasecmp(argv[0], "yes"))
-                    v = 1;
-                else if (!strcasecmp(argv[0], "no"))
-                    v = 0;
-                else {
-                    *err = "argument must be 'yes' or 'no'";
-                    return 0;
-                }
-                break;
-            case T_ENUM:
-                if (!enumParse(d, argv[0], &e, err)) return 0;
-                v = e;
-                break;
-            default:
-                if (!numParse(d, argv[0], &v, err)) return 0;
-        }
-    }
-    if (d->check && !d->check(&v, err)) return 0;
-    if (d->type == T_NUM)
-        numWrite(d, v);
-    else
-        *(int *)d->ptr = (int)v;
-    return 1;
-}
-
-/* The value as CONFIG GET shows it. */
-static sds directiveGet(const directive *d) {
-    switch (d->type) {
-        case T_BOOL: return sdsnew(*(int *)d->ptr ? "yes" : "no");
-        case T_ENUM: return enumName(d, *(int *)d->ptr);
-        case T_STR: {
-            char *s = *(char **)d->ptr;
-            return sdsnew(s ? s : "");
-        }
-        case T_SPECIAL: return d->get();
-    }
-    long long v = numRead(d);
-    if (d->flags & F_OCTAL) return sdscatprintf(sdsempty(), "%llo", (unsigned long long)v);
-    if ((d->flags & F_PERCENT) && v < 0) return sdscatprintf(sdsempty(), "%lld%%", -v);
-    if (d->width == W_ULL || d->width == W_ULONG)
-        return sdscatprintf(sdsempty(), "%llu", (unsigned long long)v);
-    return sdscatprintf(sdsempty(), "%lld", v);
-}
-
-/* CONFIG SET hands values over as one string: multi-word values are split
- * on single spaces like Redis does (so "" means an empty list). */
-static int directiveSetString(const directive *d, sds value, const char **err) {
-    if (!(d->flags & F_MULTIARG)) return directiveSet(d, &value, 1, err);
-    int argc;
-    sds *argv = sdssplitlen(value, (ssize_t)sdslen(value), " ", 1, &argc);
-    int ok = directiveSet(d, argv, argc, err);
-    sdsfreesplitres(argv, argc);
-    return ok;
-}
-
-/* ------------------------------------------------------------------------
- * Validators and special directives
- * --------------------------------------------------------------------- */
-
-static int checkHz(long long *v, const char **err) {
-    (void)err;
-    /* hz is a hint: out-of-range values are capped, not refused. */
-    if (*v < 1) *v = 1;
-    if (*v > 500) *v = 500;
-    return 1;
-}
-
-static int checkAppendonly(long long *v, const char **err) {
-    if (!*v) return 1;
-    *err = "appendonly yes is not supported yet: the append-only file arrives with the persistence work";
-    return 0;
-}
-
-static int checkCluster(long long *v, const char **err) {
-    if (!*v) return 1;
-    *err = "cluster mode is not supported";
-    return 0;
-}
-
-static int checkShutdown(long long *v, const char **err) {
-    if ((*v & SHUTDOWN_SAVE) && (*v & SHUTDOWN_NOSAVE)) {
-        *err = "shutdown options SAVE and NOSAVE can't be used simultaneously";
-        return 0;
-    }
-    return 1;
-}
-
-/* Mirrors Redis' check: the template must expand (known {variables},
- * "{{" and "}}" escapes) to something non-blank with an empty title. */
-static int validProcTitle(const char *t, const char **err) {
-    static const char *vars[] = {"title", "server-mode", "unixsocket", "listen-addr",
-                                 "port", "tls-port", "config-file", NULL};
-    int visible = 0;
-    for (const char *p = t; *p; p++) {
-        if (*p == '{' && p[1] == '{') {
-            visible = 1;
-            p++;
-        } else if (*p == '{') {
-            const char *end = strchr(p, '}');
-            if (!end) goto bad;
-            size_t len = (size_t)(end - p - 1);
-            int k;
-            for (k = 0; vars[k] && !(strlen(vars[k]) == len && !memcmp(vars[k], p + 1, len)); k++);
-            if (!vars[k]) goto bad;
-            if (k >= 3) visible = 1; /* the first three may expand to nothing */
-            p = end;
-        } else if (*p == '}') {
-            visible = 1;
-            if (p[1] == '}') p++;
-        } else if (*p != ' ') {
-            visible = 1;
-        }
-    }
-    if (visible) return 1;
-bad:
-    *err = "template format is invalid or contains unknown variables";
-    return 0;
-}
-
-static int isBaseName(const char *s) { return !strchr(s, '/') && !strchr(s, '\\'); }
-
-static int validDbfilename(const char *s, const char **err) {
-    if (isBaseName(s)) return 1;
-    *err = "dbfilename can't be a path, just a filename";
-    return 0;
-}
-
-static int validAppendfilename(const char *s, const char **err) {
-    if (!*s)
-        *err = "appendfilename can't be empty";
-    else if (!isBaseName(s))
-        *err = "appendfilename can't be a path, just a filename";
-    else
-        return 1;
-    return 0;
-}
-
-static int validAppenddirname(const char *s, const char **err) {
-    if (!*s)
-        *err = "appenddirname can't be empty";
-    else if (!isBaseName(s))
-        *err = "appenddirname can't be a path, just a dirname";
-    else
-        return 1;
-    return 0;
-}
-
-/* save: pairs of "seconds changes". In a file the first `save` line
- * replaces the defaults and later ones add to it; `save ""` clears. */
-static int saveSet(sds *argv, int argc, const char **err) {
-    if (argc == 1 && argv[0][0] == '\0') {
-        zfree(cfg.saveparams);
-        cfg.saveparams = NULL;
-        cfg.saveparamslen = 0;
-        argc = 0;
-    }
-    if (argc & 1) goto bad;
-    for (int j = 0; j < argc; j++) {
-        char *end;
-        long long v = strtoll(argv[j], &end, 10);
-        if (*end || ((j & 1) == 0 && v < 1) || ((j & 1) == 1 && v < 0)) goto bad;
-    }
-    if (!loadingFile || !saveLoaded) {
-        zfree(cfg.saveparams);
-        cfg.saveparams = NULL;
-        cfg.saveparamslen = 0;
-        if (loadingFile) saveLoaded = 1;
-    }
-    if (argc) {
-        cfg.saveparams = zrealloc(cfg.saveparams, sizeof(saveParam) * (size_t)(cfg.saveparamslen + argc / 2));
-        for (int j = 0; j < argc; j += 2) {
-            saveParam *sp = &cfg.saveparams[cfg.saveparamslen++];
-            sp->seconds = strtoll(argv[j], NULL, 10);
-            sp->changes = strtoll(argv[j + 1], NULL, 10);
-        }
-    }
-    return 1;
-bad:
-    *err = "Invalid save parameters";
-    return 0;
-}
-
-static sds saveGet(void) {
-    sds s = sdsempty();
-    for (int j = 0; j < cfg.saveparamslen; j++)
-        s = sdscatprintf(s, "%s%lld %lld", j ? " " : "", cfg.saveparams[j].seconds, cfg.saveparams[j].changes);
-    return s;
-}
-
-static int bindSet(sds *argv, int argc, const char **err) {
-    if (argc > CONFIG_MAX_BIND) {
-        *err = "Too many bind addresses specified.";
-        return 0;
-    }
-    if (argc == 1 && argv[0][0] == '\0') argc = 0; /* bind "" : no TCP listener */
-    for (int j = 0; j < cfg.bindaddr_count; j++) zfree(cfg.bindaddr[j]);
-    for (int j = 0; j < argc; j++) cfg.bindaddr[j] = zstrdup(argv[j]);
-    cfg.bindaddr_count = argc;
-    return 1;
-}
-
-static sds bindGet(void) {
-    sds s = sdsempty();
-    for (int j = 0; j < cfg.bindaddr_count; j++) s = sdscatprintf(s, "%s%s", j ? " " : "", cfg.bindaddr[j]);
-    return s;
-}
-
-static const char *cobClassName[CLIENT_TYPE_OBUF_COUNT] = {"normal", "slave", "pubsub"};
-
-static int cobClass(const char *name) {
-    if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
-    if (!strcasecmp(name, "replica") || !strcasecmp(name, "slave")) return CLIENT_TYPE_REPLICA;
-    if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
-    return -1;
-}
-
-/* Validate everything first so a bad class never half-applies a value. */
-static int cobSet(sds *argv, int argc, const char **err) {
-    if (argc % 4) {
-        *err = "Wrong number of arguments in buffer limit configuration.";
-        return 0;
-    }
-    for (int j = 0; j < argc; j++) {
-        int merr = 0;
-        if (j % 4 == 0) {
-            if (cobClass(argv[j]) == -1) {
-                *err = "Invalid client class specified in buffer limit configuration.";
-                return 0;
-            }
-            continue;
-        }
-        memtoull(argv[j], &merr);
-        if (merr) {
-            *err = "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
-            return 0;
-        }
-    }
-    for (int j = 0; j < argc; j += 4) {
-        clientBufferLimit *l = &cfg.client_obuf_limits[cobClass(argv[j])];
-        l->hard_limit_bytes = (unsigned long long)memtoull(argv[j + 1], NULL);
-        l->soft_limit_bytes = (unsigned long long)memtoull(argv[j + 2], NULL);
-        l->soft_limit_seconds = strtoll(argv[j + 3], NULL, 10);
-    }
-    return 1;
-}
-
-static sds cobGet(void) {
-    sds s = sdsempty();
-    for (int j = 0; j < CLIENT_TYPE_OBUF_COUNT; j++) {
-        clientBufferLimit *l = &cfg.client_obuf_limits[j];
-        s = sdscatprintf(s, "%s%s %llu %llu %lld", j ? " " : "", cobClassName[j], l->hard_limit_bytes,
-                         l->soft_limit_bytes, l->soft_limit_seconds);
-    }
-    return s;
-}
-
-/* notify-keyspace-events letters, in the order Redis renders them. */
-static const struct {
-    char c;
-    int flag;
-} notifyLetters[] = {{'g', NOTIFY_GENERIC}, {'$', NOTIFY_STRING},  {'l', NOTIFY_LIST},     {'s', NOTIFY_SET},
-                     {'h', NOTIFY_HASH},    {'z', NOTIFY_ZSET},    {'x', NOTIFY_EXPIRED},  {'e', NOTIFY_EVICTED},
-                     {'t', NOTIFY_STREAM},  {'d', NOTIFY_MODULE},  {'n', NOTIFY_NEW},      {'K', NOTIFY_KEYSPACE},
-                     {'E', NOTIFY_KEYEVENT}, {'m', NOTIFY_KEY_MISS}, {'A', NOTIFY_ALL},    {0, 0}};
-
-static int notifySet(sds *argv, int argc, const char **err) {
-    if (argc != 1) {
-        *err = "wrong number of arguments";
-        return 0;
-    }
-    int flags = 0;
-    for (const char *p = argv[0]; *p; p++) {
-        int k;
-        for (k = 0; notifyLetters[k].c && notifyLetters[k].c != *p; k++);
-        if (!notifyLetters[k].c) {
-            *err = "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
-            return 0;
-        }
-        flags |= notifyLetters[k].flag;
-    }
-    cfg.notify_keyspace_events = flags;
-    return 1;
-}
-
-/* Like Redis, "A" replaces the type letters it covers (and, quirk kept,
- * hides 'n' when present). */
-static sds notifyGet(void) {
-    int f = cfg.notify_keyspace_events, all = (f & NOTIFY_ALL) == NOTIFY_ALL;
-    sds s = sdsnew(all ? "A" : "");
-    for (int k = 0; notifyLetters[k].c != 'A'; k++) {
-        int flag = notifyLetters[k].flag;
-        int typeletter = !(flag & (NOTIFY_KEYSPACE | NOTIFY_KEYEVENT | NOTIFY_KEY_MISS));
-        if ((f & flag) && !(all && typeletter)) s = sdscatlen(s, &notifyLetters[k].c, 1);
-    }
-    return s;
-}
-
-static void refreshDir(void) {
-    char cwd[PATH_MAX];
-    if (!getcwd(cwd, sizeof(cwd))) return;
-    zfree(cfg.dir);
-    cfg.dir = zstrdup(cwd);
-}
-
-static int dirSet(sds *argv, int argc, const char **err) {
-    if (argc != 1) {
-        *err = "wrong number of arguments";
-        return 0;
-    }
-    if (chdir(argv[0]) == -1) {
-        *err = strerror(errno);
-        return 0;
-    }
-    refreshDir();
-    return 1;
-}
-
-static sds dirGet(void) {
-    char cwd[PATH_MAX];
-    if (getcwd(cwd, sizeof(cwd))) return sdsnew(cwd);
-    return sdsnew(cfg.dir ? cfg.dir : "");
-}
-
-static int replicaofSet(sds *argv, int argc, const char **err) {
-    if (argc == 0 || (argc == 1 && argv[0][0] == '\0')) return 1; /* the default, "" */
-    if (argc != 2) {
-        *err = "wrong number of arguments";
-        return 0;
-    }
-    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) return 1;
-    char *end;
-    long port = strtol(argv[1], &end, 10);
-    if (port < 0 || port > 65535 || *end) {
-        *err = "Invalid master port";
-        return 0;
-    }
-    *err = "replicaof is not supported yet: replication arrives with the replication work";
-    return 0;
-}
-
-static sds replicaofGet(void) { return sdsempty(); }
-
-static int oomValuesSet(sds *argv, int argc, const char **err) {
-    int vals[3];
-    if (argc != 3) {
-        *err = "wrong number of arguments";
-        return 0;
-    }
-    for (int j = 0; j < 3; j++) {
-        char *end;
-        long v = strtol(argv[j], &end, 10);
-        if (*end || !argv[j][0] || v < -2000 || v > 2000) {
-            *err = "Invalid oom-score-adj-values, elements must be between -2000 and 2000.";
-            return 0;
-        }
-        vals[j] = (int)v;
-    }
-    memcpy(cfg.oom_score_adj_values, vals, sizeof(vals));
-    return 1;
-}
-
-static sds oomValuesGet(void) {
-    int *v = cfg.oom_score_adj_values;
-    return sdscatprintf(sdsempty(), "%d %d %d", v[0], v[1], v[2]);
-}
-
-static int percentilesSet(sds *argv, int argc, const char **err) {
-    if (argc == 1 && argv[0][0] == '\0') argc = 0;
-    double *vals = argc ? zmalloc(sizeof(double) * (size_t)argc) : NULL;
-    for (int j = 0; j < argc; j++) {
-        if (!string2d(argv[j], sdslen(argv[j]), &vals[j])) {
-            *err = "Invalid latency-tracking-info-percentiles parameters";
-            zfree(vals);
-            return 0;
-        }
-        if (vals[j] < 0.0 || vals[j] > 100.0) {
-            *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
-            zfree(vals);
-            return 0;
-        }
-    }
-    zfree(cfg.latency_tracking_info_percentiles);
-    cfg.latency_tracking_info_percentiles = vals;
-    cfg.latency_tracking_info_percentiles_len = argc;
-    return 1;
-}
-
-static sds percentilesGet(void) {
-    sds s = sdsempty();
-    for (int j = 0; j < cfg.latency_tracking_info_percentiles_len; j++) {
-        char buf[128];
-        int len = snprintf(buf, sizeof(buf), "%f", cfg.latency_tracking_info_percentiles[j]);
-        while (len > 0 && buf[len - 1] == '0') len--; /* "99.900000" -> "99.9" */
-        if (len > 0 && buf[len - 1] == '.') len--;
-        if (j) s = sdscatlen(s, " ", 1);
-        s = sdscatlen(s, buf, (size_t)len);
-    }
-    return s;
 }
 
 /* ------------------------------------------------------------------------
@@ -975,7 +1032,8 @@ static const char *loadFile(const char *path, int depth) {
  * preceding `dir` line moves them). Globs include every match in order. */
 static const char *loadInclude(const char *path, int depth) {
     if (depth > MAX_INCLUDE_DEPTH) {
-        snprintf(errbuf, sizeof(errbuf), "include nesting is too deep (more than %d levels)", MAX_INCLUDE_DEPTH);
+        snprintf(errbuf, sizeof(errbuf), "include nesting is too deep (more than %d levels)",
+                 MAX_INCLUDE_DEPTH);
         return errbuf;
     }
     if (!strpbrk(path, "*?[")) return loadFile(path, depth);
@@ -1042,7 +1100,8 @@ void configLoad(const char *path, const char *overrides) {
             char cwd[PATH_MAX];
             const char *rel = path;
             while (rel[0] == '.' && rel[1] == '/') rel += 2;
-            sds abs = getcwd(cwd, sizeof(cwd)) ? sdscatprintf(sdsempty(), "%s/%s", cwd, rel) : sdsnew(path);
+            sds abs = getcwd(cwd, sizeof(cwd)) ? sdscatprintf(sdsempty(), "%s/%s", cwd, rel)
+                                               : sdsnew(path);
             configFile = zstrdup(abs);
             sdsfree(abs);
         }
@@ -1056,7 +1115,9 @@ void configLoad(const char *path, const char *overrides) {
     loadingFile = 0;
 }
 
-const char *configFilePath(void) { return configFile; }
+const char *configFilePath(void) {
+    return configFile;
+}
 
 /* Bare words stay bare so the override text reads like a config file;
  * anything sdssplitargs could misread is quoted. */
@@ -1091,7 +1152,8 @@ sds configArgvToOverrides(int argc, char **argv, int start) {
              * "--", except that `--save` followed by an option or nothing
              * means `--save ""` (pre-7.0 command lines rely on it). */
             handled = !(t && n == 1);
-            if (!handled && !strcasecmp(a, "--save") && (j == argc - 1 || (argv[j + 1][0] == '-' && argv[j + 1][1] == '-'))) {
+            if (!handled && !strcasecmp(a, "--save") &&
+                (j == argc - 1 || (argv[j + 1][0] == '-' && argv[j + 1][1] == '-'))) {
                 out = sdscat(out, " \"\"");
                 handled = 1;
             }
@@ -1111,96 +1173,6 @@ sds configArgvToOverrides(int argc, char **argv, int start) {
         out = in;
     }
     return out;
-}
-
-/* ------------------------------------------------------------------------
- * CONFIG REWRITE
- * --------------------------------------------------------------------- */
-
-#define RW_SIGNATURE "# Generated by CONFIG REWRITE"
-#define RW_NONE (-1) /* comment, blank or foreign line */
-#define RW_USED (-2) /* already rewritten */
-
-typedef struct rewriteState {
-    sds *lines;
-    int *owner; /* directive index an old line sets, or RW_NONE / RW_USED */
-    int n, cap;
-    int needs_signature;
-} rewriteState;
-
-static void rwAppend(rewriteState *st, sds line, int owner) {
-    if (st->n == st->cap) {
-        st->cap = st->cap ? st->cap * 2 : 64;
-        st->lines = zrealloc(st->lines, sizeof(sds) * (size_t)st->cap);
-        st->owner = zrealloc(st->owner, sizeof(int) * (size_t)st->cap);
-    }
-    st->lines[st->n] = line;
-    st->owner[st->n++] = owner;
-}
-
-/* Put `line` where the directive was in the old file, else append it if
- * `force` (the value differs from the default). Takes ownership of line. */
-static void rwLine(rewriteState *st, int idx, sds line, int force) {
-    for (int k = 0; k < st->n; k++) {
-        if (st->owner[k] == idx) {
-            sdsfree(st->lines[k]);
-            st->lines[k] = line;
-            st->owner[k] = RW_USED;
-            return;
-        }
-    }
-    if (!force) {
-        sdsfree(line);
-        return;
-    }
-    if (st->needs_signature) {
-        rwAppend(st, sdsnew(RW_SIGNATURE), RW_USED);
-        st->needs_signature = 0;
-    }
-    rwAppend(st, line, RW_USED);
-}
-
-/* Later duplicates of a rewritten directive would override it: blank them. */
-static void rwDone(rewriteState *st, int idx) {
-    for (int k = 0; k < st->n; k++) {
-        if (st->owner[k] != idx) continue;
-        sdsclear(st->lines[k]);
-        st->owner[k] = RW_USED;
-    }
-}
-
-static sds formatMemory(sds s, long long v) {
-    const long long gb = 1024LL * 1024 * 1024, mb = 1024 * 1024, kb = 1024;
-    if (v && v % gb == 0) return sdscatprintf(s, "%lldgb", v / gb);
-    if (v && v % mb == 0) return sdscatprintf(s, "%lldmb", v / mb);
-    if (v && v % kb == 0) return sdscatprintf(s, "%lldkb", v / kb);
-    return sdscatprintf(s, "%lld", v);
-}
-
-static void saveRewrite(rewriteState *st, int idx) {
-    if (cfg.saveparamslen == 0) rwLine(st, idx, sdsnew("save \"\""), 1);
-    for (int j = 0; j < cfg.saveparamslen; j++)
-        rwLine(st, idx, sdscatprintf(sdsempty(), "save %lld %lld", cfg.saveparams[j].seconds, cfg.saveparams[j].changes), 1);
-}
-
-static void cobRewrite(rewriteState *st, int idx) {
-    for (int j = 0; j < CLIENT_TYPE_OBUF_COUNT; j++) {
-        clientBufferLimit *l = &cfg.client_obuf_limits[j], *d = &cobDefaults[j];
-        int force = l->hard_limit_bytes != d->hard_limit_bytes || l->soft_limit_bytes != d->soft_limit_bytes ||
-                    l->soft_limit_seconds != d->soft_limit_seconds;
-        sds line = sdscatprintf(sdsempty(), "client-output-buffer-limit %s ", cobClassName[j]);
-        line = formatMemory(line, (long long)l->hard_limit_bytes);
-        line = sdscat(line, " ");
-        line = formatMemory(line, (long long)l->soft_limit_bytes);
-        line = sdscatprintf(line, " %lld", l->soft_limit_seconds);
-        rwLine(st, idx, line, force);
-    }
-}
-
-/* Without a master there is nothing to write; old lines are dropped. */
-static void replicaofRewrite(rewriteState *st, int idx) {
-    (void)st;
-    (void)idx;
 }
 
 static void rewriteDirective(rewriteState *st, int idx) {
@@ -1327,7 +1299,8 @@ done:
 
 static int clientIsLocal(client *c) {
     if (c->flags & CLIENT_UNIX_SOCKET) return 1;
-    return !strncmp(c->peer, "127.", 4) || !strncmp(c->peer, "[::1]:", 6) || !strncmp(c->peer, "::1:", 4);
+    return !strncmp(c->peer, "127.", 4) || !strncmp(c->peer, "[::1]:", 6) ||
+           !strncmp(c->peer, "::1:", 4);
 }
 
 int configAllowProtectedAction(int setting, client *c) {
@@ -1359,7 +1332,8 @@ static void configGet(client *c) {
             const char *cand[2] = {directives[i].name, directives[i].alias};
             for (int k = 0; k < 2; k++) {
                 if (!cand[k] || nameSeen(names, n, cand[k])) continue;
-                if (!stringmatchlen(pat, (int)sdslen(pat), cand[k], (int)strlen(cand[k]), 1)) continue;
+                if (!stringmatchlen(pat, (int)sdslen(pat), cand[k], (int)strlen(cand[k]), 1))
+                    continue;
                 names[n] = cand[k];
                 idx[n++] = i;
             }
@@ -1379,7 +1353,8 @@ static void restoreValues(const int *idx, const char **shown, sds *old, int coun
     for (int i = 0; i < count; i++) {
         const char *err = NULL;
         if (!directiveSetString(&directives[idx[i]], old[i], &err))
-            serverLog(LL_WARNING, "Failed restoring failed CONFIG SET command. Error setting %s to '%s': %s",
+            serverLog(LL_WARNING,
+                      "Failed restoring failed CONFIG SET command. Error setting %s to '%s': %s",
                       shown[i], old[i], err ? err : "");
     }
 }
@@ -1412,8 +1387,8 @@ static void configSet(client *c) {
             break;
         }
         const directive *d = &directives[idx[i]];
-        if (isImmutable(d) ||
-            ((d->flags & F_PROTECTED) && !configAllowProtectedAction(cfg.enable_protected_configs, c))) {
+        if (isImmutable(d) || ((d->flags & F_PROTECTED) &&
+                               !configAllowProtectedAction(cfg.enable_protected_configs, c))) {
             err = isImmutable(d) ? "can't set immutable config" : "can't set protected config";
             errname = name;
         }
@@ -1434,7 +1409,8 @@ static void configSet(client *c) {
             /* err may point into errbuf, which restoring can overwrite. */
             sds msg = sdsnew(err);
             restoreValues(idx, shown, old, i + 1);
-            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", errname, msg);
+            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
+                             errname, msg);
             sdsfree(msg);
             goto cleanup;
         }
@@ -1453,18 +1429,22 @@ static void configSet(client *c) {
         if (fns[f](&err)) continue;
         errname = shown[fnOwner[f]];
         serverLog(LL_WARNING,
-                  "Failed applying new configuration. Possibly related to new %s setting. Restoring previous settings.",
+                  "Failed applying new configuration. Possibly related to new %s setting. "
+                  "Restoring previous settings.",
                   errname);
         sds msg = err ? sdsnew(err) : NULL;
         restoreValues(idx, shown, old, n);
         for (int g = 0; g < nfns; g++) {
             const char *e2 = NULL;
-            if (!fns[g](&e2)) serverLog(LL_WARNING, "Failed applying restored configuration: %s", e2 ? e2 : "");
+            if (!fns[g](&e2))
+                serverLog(LL_WARNING, "Failed applying restored configuration: %s", e2 ? e2 : "");
         }
         if (msg)
-            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", errname, msg);
+            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
+                             errname, msg);
         else
-            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s')", errname);
+            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s')",
+                             errname);
         sdsfree(msg);
         goto cleanup;
     }
@@ -1473,9 +1453,11 @@ static void configSet(client *c) {
 
 fail:
     if (unknown)
-        replyErrorFormat(c, "ERR Unknown option or number of arguments for CONFIG SET - '%s'", errname);
+        replyErrorFormat(c, "ERR Unknown option or number of arguments for CONFIG SET - '%s'",
+                         errname);
     else
-        replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s", errname, err);
+        replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
+                         errname, err);
 cleanup:
     for (int i = 0; i < n; i++) sdsfree(old[i]);
     zfree(old);

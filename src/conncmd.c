@@ -120,7 +120,7 @@ void helloCommand(client *c) {
     if (user && pass && !authCheckOrReply(c, user, pass)) return;
     if (!(c->flags & CLIENT_AUTHENTICATED)) {
         replyError(c, "NOAUTH HELLO must be called with the client already authenticated, "
-                      "otherwise the HELLO <proto> AUTH <user> <pass> option can be used to "
+                      "otherwise the HELLO AUTH <user> <pass> option can be used to "
                       "authenticate the client and select the RESP protocol version at the same time");
         return;
     }

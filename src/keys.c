@@ -254,8 +254,9 @@ void copyCommand(client *c) {
 }
 
 void moveCommand(client *c) {
-    long long dbid;
-    if (getLongLongFromObject(c->argv[2], &dbid) == C_ERR || dbid < 0 || dbid >= cfg.dbnum) {
+    int dbid;
+    if (getIntFromObjectOrReply(c, c->argv[2], &dbid, NULL) != C_OK) return;
+    if (dbid < 0 || dbid >= cfg.dbnum) {
         replyError(c, "ERR DB index is out of range");
         return;
     }

@@ -136,7 +136,22 @@ void monitorFeed(client *c, serverDb *db, robj **argv, int argc) {
     sds s = sdscatprintf(sdsempty(), "+%ld.%06ld ", (long)tv.tv_sec, (long)tv.tv_usec);
     if (c->flags & CLIENT_UNIX_SOCKET) s = sdscatprintf(s, "[%d unix:%s] ", db->id, cfg.unixsocket);
     else s = sdscatprintf(s, "[%d %s] ", db->id, c->peer);
+    /* Credentials never reach a monitor: AUTH's arguments and HELLO's AUTH
+     * pair are shown redacted, as Redis does. */
+    int is_auth = argEq(argv[0], "auth"), is_hello = argEq(argv[0], "hello");
+    int redact_from = is_auth ? 1 : argc, redact_to = argc;
+    for (int j = 2; is_hello && j + 2 < argc; j++)
+        if (argEq(argv[j], "auth")) {
+            redact_from = j + 1;
+            redact_to = j + 3;
+            break;
+        }
     for (int j = 0; j < argc; j++) {
+        if (j >= redact_from && j < redact_to) {
+            s = sdscat(s, "\"(redacted)\"");
+            if (j != argc - 1) s = sdscatlen(s, " ", 1);
+            continue;
+        }
         char num[LONG_STR_SIZE];
         size_t len;
         const char *p = stringObjectPtr(argv[j], num, &len);
