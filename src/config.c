@@ -51,18 +51,16 @@ enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
 #define F_NEEDHOOK  (1 << 9)  /* immutable until its apply hook is set */
 #define F_QUOTE     (1 << 10) /* special: CONFIG REWRITE quotes the value */
 #define F_ALWAYS    (1 << 11) /* CONFIG REWRITE writes it even if default */
+#define F_BASENAME  (1 << 12) /* string: a file name, not a path */
+#define F_NONEMPTY  (1 << 13) /* string: "" refused */
 
 /* Storage width of a numeric field, so one table row serves int, unsigned,
  * long long ... fields without per-type code. */
 enum { W_INT, W_UINT, W_LONG, W_ULONG, W_LL, W_ULL };
-#define WIDTH(f)                                                                                   \
-    _Generic((f), int                                                                              \
-             : W_INT, unsigned int                                                                 \
-             : W_UINT, long                                                                        \
-             : W_LONG, unsigned long                                                               \
-             : W_ULONG, long long                                                                  \
-             : W_LL, unsigned long long                                                            \
-             : W_ULL)
+// clang-format off
+#define WIDTH(f) _Generic((f), int: W_INT, unsigned int: W_UINT, long: W_LONG, \
+    unsigned long: W_ULONG, long long: W_LL, unsigned long long: W_ULL)
+// clang-format on
 
 typedef struct configEnum {
     const char *name;
@@ -81,6 +79,7 @@ typedef struct directive {
     const configEnum *enums;
     /* bool/number/enum: veto or adjust a parsed value */
     int (*check)(long long *v, const char **err);
+    const char *refuse; /* bool: why "yes" is not accepted (yet) */
     /* string: validate */
     int (*valid)(const char *s, const char **err);
     /* special */
@@ -260,6 +259,15 @@ static sds enumName(const directive *d, int v) {
 
 static int strSet(const directive *d, const char *s, const char **err) {
     if (d->valid && !d->valid(s, err)) return 0;
+    if ((d->flags & F_NONEMPTY) && !*s) {
+        snprintf(errbuf, sizeof(errbuf), "%s can't be empty", d->name);
+        FAIL(errbuf);
+    }
+    if ((d->flags & F_BASENAME) && (strchr(s, '/') || strchr(s, '\\'))) {
+        snprintf(errbuf, sizeof(errbuf), "%s can't be a path, just a %s", d->name,
+                 strstr(d->name, "dirname") ? "dirname" : "filename");
+        FAIL(errbuf);
+    }
     char **field = d->ptr;
     char *nv = ((d->flags & F_EMPTYNULL) && !*s) ? NULL : zstrdup(s);
     zfree(*field);
@@ -299,6 +307,7 @@ static int directiveSet(const directive *d, sds *argv, int argc, const char **er
                 if (!numParse(d, argv[0], &v, err)) return 0;
         }
     }
+    if (d->refuse && v) FAIL(d->refuse);
     if (d->check && !d->check(&v, err)) return 0;
     if (d->type == T_NUM)
         numWrite(d, v);
@@ -416,19 +425,6 @@ static int checkHz(long long *v, const char **err) {
     return 1;
 }
 
-static int checkAppendonly(long long *v, const char **err) {
-    if (!*v) return 1;
-    *err = "appendonly yes is not supported yet: the append-only file arrives with the persistence "
-           "work";
-    return 0;
-}
-
-static int checkCluster(long long *v, const char **err) {
-    if (!*v) return 1;
-    *err = "cluster mode is not supported";
-    return 0;
-}
-
 static int checkShutdown(long long *v, const char **err) {
     if ((*v & SHUTDOWN_SAVE) && (*v & SHUTDOWN_NOSAVE))
         FAIL("shutdown options SAVE and NOSAVE can't be used simultaneously");
@@ -465,36 +461,6 @@ static int validProcTitle(const char *t, const char **err) {
     if (visible) return 1;
 bad:
     *err = "template format is invalid or contains unknown variables";
-    return 0;
-}
-
-static int isBaseName(const char *s) {
-    return !strchr(s, '/') && !strchr(s, '\\');
-}
-
-static int validDbfilename(const char *s, const char **err) {
-    if (isBaseName(s)) return 1;
-    *err = "dbfilename can't be a path, just a filename";
-    return 0;
-}
-
-static int validAppendfilename(const char *s, const char **err) {
-    if (!*s)
-        *err = "appendfilename can't be empty";
-    else if (!isBaseName(s))
-        *err = "appendfilename can't be a path, just a filename";
-    else
-        return 1;
-    return 0;
-}
-
-static int validAppenddirname(const char *s, const char **err) {
-    if (!*s)
-        *err = "appenddirname can't be empty";
-    else if (!isBaseName(s))
-        *err = "appenddirname can't be a path, just a dirname";
-    else
-        return 1;
     return 0;
 }
 
@@ -657,21 +623,6 @@ static sds dirGet(void) {
     return sdsnew(cfg.dir ? cfg.dir : "");
 }
 
-static int replicaofSet(sds *argv, int argc, const char **err) {
-    if (argc == 0 || (argc == 1 && argv[0][0] == '\0')) return 1; /* the default, "" */
-    if (argc != 2) FAIL("wrong number of arguments");
-    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) return 1;
-    char *end;
-    long port = strtol(argv[1], &end, 10);
-    if (port < 0 || port > 65535 || *end) FAIL("Invalid master port");
-    *err = "replicaof is not supported yet: replication arrives with the replication work";
-    return 0;
-}
-
-static sds replicaofGet(void) {
-    return sdsempty();
-}
-
 static int oomValuesSet(sds *argv, int argc, const char **err) {
     int vals[3];
     if (argc != 3) FAIL("wrong number of arguments");
@@ -691,38 +642,25 @@ static sds oomValuesGet(void) {
     return sdscatprintf(sdsempty(), "%d %d %d", v[0], v[1], v[2]);
 }
 
-static int percentilesSet(sds *argv, int argc, const char **err) {
-    if (argc == 1 && argv[0][0] == '\0') argc = 0;
-    double *vals = argc ? zmalloc(sizeof(double) * (size_t)argc) : NULL;
-    for (int j = 0; j < argc; j++) {
-        if (!string2d(argv[j], sdslen(argv[j]), &vals[j])) {
-            *err = "Invalid latency-tracking-info-percentiles parameters";
-            zfree(vals);
-            return 0;
-        }
-        if (vals[j] < 0.0 || vals[j] > 100.0) {
-            *err = "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]";
-            zfree(vals);
-            return 0;
-        }
-    }
-    zfree(cfg.latency_tracking_info_percentiles);
-    cfg.latency_tracking_info_percentiles = vals;
-    cfg.latency_tracking_info_percentiles_len = argc;
-    return 1;
+/* Replication arrives later: accept the "no one" default, refuse a master. */
+static int replicaofSet(sds *argv, int argc, const char **err) {
+    if (argc == 0 || (argc == 1 && !argv[0][0])) return 1; /* "" = the default */
+    if (argc != 2) FAIL("wrong number of arguments");
+    if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) return 1;
+    char *end;
+    long port = strtol(argv[1], &end, 10);
+    if (port < 0 || port > 65535 || *end) FAIL("Invalid master port");
+    FAIL("replicaof is not supported yet: replication arrives with the replication work");
 }
 
-static sds percentilesGet(void) {
-    sds s = sdsempty();
-    for (int j = 0; j < cfg.latency_tracking_info_percentiles_len; j++) {
-        char buf[128];
-        int len = snprintf(buf, sizeof(buf), "%f", cfg.latency_tracking_info_percentiles[j]);
-        while (len > 0 && buf[len - 1] == '0') len--; /* "99.900000" -> "99.9" */
-        if (len > 0 && buf[len - 1] == '.') len--;
-        if (j) s = sdscatlen(s, " ", 1);
-        s = sdscatlen(s, buf, (size_t)len);
-    }
-    return s;
+static sds replicaofGet(void) {
+    return sdsempty();
+}
+
+/* Without a master Redis writes no line (and drops old ones). */
+static void replicaofRewrite(rewriteState *st, int idx) {
+    (void)st;
+    (void)idx;
 }
 
 static void saveRewrite(rewriteState *st, int idx) {
@@ -749,12 +687,6 @@ static void cobRewrite(rewriteState *st, int idx) {
     }
 }
 
-/* Without a master there is nothing to write; old lines are dropped. */
-static void replicaofRewrite(rewriteState *st, int idx) {
-    (void)st;
-    (void)idx;
-}
-
 /* ------------------------------------------------------------------------
  * The directive table
  * --------------------------------------------------------------------- */
@@ -776,8 +708,10 @@ static void replicaofRewrite(rewriteState *st, int idx) {
 
 #define IMM F_IMMUTABLE
 #define MEM F_MEMORY
-#define ULL_MAX_ LLONG_MAX /* memtoull cannot produce more */
 
+/* Bounds are Redis 7.0's (they show in error messages); unsigned fields stop
+ * at LLONG_MAX like Redis' memory parser. Order is the CONFIG GET * order and
+ * the order CONFIG REWRITE appends in. */
 static const directive directives[] = {
     /* General */
     B("daemonize", NULL, IMM, daemonize, "no"),
@@ -818,16 +752,16 @@ static const directive directives[] = {
     N("tcp-backlog", NULL, IMM, tcp_backlog, 0, INT_MAX, "511"),
     N("tcp-keepalive", NULL, 0, tcpkeepalive, 0, INT_MAX, "300"),
     N("timeout", NULL, 0, maxidletime, 0, INT_MAX, "0"),
-    N("maxclients", NULL, 0, maxclients, 1, UINT_MAX, "10000", HOOK(maxclients)),
+    N("maxclients", NULL, F_NEEDHOOK, maxclients, 1, UINT_MAX, "10000", HOOK(maxclients)),
     B("protected-mode", NULL, 0, protected_mode, "yes"),
     N("io-threads", NULL, IMM, io_threads_num, 1, 128, "1"),
     B("io-threads-do-reads", NULL, IMM, io_threads_do_reads, "no"),
     N("proto-max-bulk-len", NULL, MEM, proto_max_bulk_len, 1024 * 1024, LLONG_MAX, "536870912"),
-    N("client-query-buffer-limit", NULL, MEM, client_max_querybuf_len, 1024 * 1024, ULL_MAX_, "1073741824"),
+    N("client-query-buffer-limit", NULL, MEM, client_max_querybuf_len, 1024 * 1024, LLONG_MAX, "1073741824"),
     X("client-output-buffer-limit", NULL, F_MULTIARG,
       "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", cob, .rewrite = cobRewrite),
     S("requirepass", NULL, F_EMPTYNULL | F_SENSITIVE, requirepass, NULL, HOOK(requirepass)),
-    N("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, ULL_MAX_, "1000000"),
+    N("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LLONG_MAX, "1000000"),
 
     /* Keyspace, memory, expiry */
     N("hz", NULL, 0, hz, 0, INT_MAX, "10", .check = checkHz, HOOK(hz)),
@@ -840,7 +774,7 @@ static const directive directives[] = {
     B("lazyfree-lazy-user-del", NULL, 0, lazyfree_lazy_user_del, "no"),
     B("lazyfree-lazy-user-flush", NULL, 0, lazyfree_lazy_user_flush, "no"),
     B("replica-lazy-flush", "slave-lazy-flush", 0, replica_lazy_flush, "no"),
-    N("maxmemory", NULL, MEM, maxmemory, 0, ULL_MAX_, "0", HOOK(maxmemory)),
+    N("maxmemory", NULL, MEM, maxmemory, 0, LLONG_MAX, "0", HOOK(maxmemory)),
     E("maxmemory-policy", NULL, 0, maxmemory_policy, maxmemoryEnum, "noeviction"),
     N("maxmemory-samples", NULL, 0, maxmemory_samples, 1, INT_MAX, "5"),
     N("maxmemory-eviction-tenacity", NULL, 0, maxmemory_eviction_tenacity, 0, 100, "10"),
@@ -851,7 +785,7 @@ static const directive directives[] = {
     B("activedefrag", NULL, 0, active_defrag_enabled, "no"),
     N("active-defrag-cycle-min", NULL, 0, active_defrag_cycle_min, 1, 99, "1"),
     N("active-defrag-cycle-max", NULL, 0, active_defrag_cycle_max, 1, 99, "25"),
-    N("active-defrag-ignore-bytes", NULL, MEM, active_defrag_ignore_bytes, 1, ULL_MAX_, "104857600"),
+    N("active-defrag-ignore-bytes", NULL, MEM, active_defrag_ignore_bytes, 1, LLONG_MAX, "104857600"),
     N("active-defrag-max-scan-fields", NULL, 0, active_defrag_max_scan_fields, 1, LLONG_MAX, "1000"),
     N("active-defrag-threshold-lower", NULL, 0, active_defrag_threshold_lower, 0, 1000, "10"),
     N("active-defrag-threshold-upper", NULL, 0, active_defrag_threshold_upper, 0, 1000, "100"),
@@ -874,15 +808,15 @@ static const directive directives[] = {
 
     /* Persistence */
     X("save", NULL, F_MULTIARG, "3600 1 300 100 60 10000", save, .rewrite = saveRewrite),
-    S("dbfilename", NULL, F_PROTECTED, rdb_filename, "dump.rdb", .valid = validDbfilename),
+    S("dbfilename", NULL, F_PROTECTED | F_BASENAME, rdb_filename, "dump.rdb"),
     B("rdbcompression", NULL, 0, rdb_compression, "yes"),
     B("rdbchecksum", NULL, IMM, rdb_checksum, "yes"),
     B("stop-writes-on-bgsave-error", NULL, 0, stop_writes_on_bgsave_err, "yes"),
     B("rdb-del-sync-files", NULL, 0, rdb_del_sync_files, "no"),
     B("rdb-save-incremental-fsync", NULL, 0, rdb_save_incremental_fsync, "yes"),
-    B("appendonly", NULL, 0, appendonly, "no", .check = checkAppendonly),
-    S("appendfilename", NULL, IMM, appendfilename, "appendonly.aof", .valid = validAppendfilename),
-    S("appenddirname", NULL, IMM, appenddirname, "appendonlydir", .valid = validAppenddirname),
+    B("appendonly", NULL, 0, appendonly, "no", .refuse = "appendonly yes is not supported yet: the append-only file arrives with the persistence work"),
+    S("appendfilename", NULL, IMM | F_BASENAME | F_NONEMPTY, appendfilename, "appendonly.aof"),
+    S("appenddirname", NULL, IMM | F_BASENAME | F_NONEMPTY, appenddirname, "appendonlydir"),
     E("appendfsync", NULL, 0, appendfsync, appendfsyncEnum, "everysec"),
     B("no-appendfsync-on-rewrite", NULL, 0, aof_no_fsync_on_rewrite, "no"),
     N("auto-aof-rewrite-percentage", NULL, 0, aof_rewrite_perc, 0, INT_MAX, "100"),
@@ -899,12 +833,11 @@ static const directive directives[] = {
     N("slowlog-max-len", NULL, 0, slowlog_max_len, 0, LONG_MAX, "128"),
     N("latency-monitor-threshold", NULL, 0, latency_monitor_threshold, 0, LLONG_MAX, "0"),
     B("latency-tracking", NULL, 0, latency_tracking_enabled, "yes"),
-    X("latency-tracking-info-percentiles", NULL, F_MULTIARG | F_ALWAYS, "50 99 99.9", percentiles),
     N("busy-reply-threshold", "lua-time-limit", 0, lua_time_limit, 0, LLONG_MAX, "5000"),
 
     /* Cluster and replication: stored only, replication arrives later */
-    B("cluster-enabled", NULL, IMM, cluster_enabled, "no", .check = checkCluster),
     X("replicaof", "slaveof", IMM | F_MULTIARG, "", replicaof, .rewrite = replicaofRewrite),
+    B("cluster-enabled", NULL, IMM, cluster_enabled, "no", .refuse = "cluster mode is not supported"),
     S("masterauth", NULL, F_EMPTYNULL | F_SENSITIVE, masterauth, NULL),
     S("masteruser", NULL, F_EMPTYNULL, masteruser, NULL),
     N("repl-backlog-size", NULL, MEM, repl_backlog_size, 1, LLONG_MAX, "1048576"),
@@ -1361,7 +1294,7 @@ static void restoreValues(const int *idx, const char **shown, sds *old, int coun
 
 /* All-or-nothing: every name is checked before anything is stored, every
  * value is stored before any hook runs, and any failure puts every value of
- * this call back. */
+ * this call back (and re-runs the hooks for the restored values). */
 static void configSet(client *c) {
     if (c->argc < 4) {
         replyError(c, "ERR wrong number of arguments for 'config|set' command");
@@ -1375,44 +1308,32 @@ static void configSet(client *c) {
     int *idx = zmalloc(sizeof(int) * (size_t)n), *fnOwner = zmalloc(sizeof(int) * (size_t)n);
     const char **shown = zmalloc(sizeof(char *) * (size_t)n);
     configApplyFn **fns = zmalloc(sizeof(configApplyFn *) * (size_t)n);
-    sds *old = zcalloc(sizeof(sds) * (size_t)n);
+    sds *old = zcalloc(sizeof(sds) * (size_t)n), msg = NULL;
     const char *err = NULL, *errname = NULL;
 
     for (int i = 0; i < n && !errname; i++) {
         const char *name = c->argv[2 + 2 * i]->ptr;
         idx[i] = lookupDirective(name, &shown[i]);
-        if (idx[i] < 0) {
-            errname = name;
+        const directive *d = idx[i] >= 0 ? &directives[idx[i]] : NULL;
+        if (!d)
             unknown = 1;
-            break;
-        }
-        const directive *d = &directives[idx[i]];
-        if (isImmutable(d) || ((d->flags & F_PROTECTED) &&
-                               !configAllowProtectedAction(cfg.enable_protected_configs, c))) {
-            err = isImmutable(d) ? "can't set immutable config" : "can't set protected config";
-            errname = name;
-        }
-        for (int j = 0; j < i && !errname; j++) {
-            if (idx[j] == idx[i]) {
-                err = "duplicate parameter";
-                errname = name;
-            }
-        }
+        else if (isImmutable(d))
+            err = "can't set immutable config";
+        else if ((d->flags & F_PROTECTED) &&
+                 !configAllowProtectedAction(cfg.enable_protected_configs, c))
+            err = "can't set protected config";
+        for (int j = 0; j < i && d && !err; j++)
+            if (idx[j] == idx[i]) err = "duplicate parameter";
+        if (unknown || err) errname = name;
     }
-    if (errname) goto fail;
-
-    for (int i = 0; i < n; i++) old[i] = directiveGet(&directives[idx[i]]);
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !errname; i++) old[i] = directiveGet(&directives[idx[i]]);
+    for (int i = 0; i < n && !errname; i++) {
         const directive *d = &directives[idx[i]];
         if (!directiveSetString(d, c->argv[3 + 2 * i]->ptr, &err)) {
             errname = shown[i];
-            /* err may point into errbuf, which restoring can overwrite. */
-            sds msg = sdsnew(err);
+            msg = sdsnew(err); /* err may point into errbuf, which restoring reuses */
             restoreValues(idx, shown, old, i + 1);
-            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
-                             errname, msg);
-            sdsfree(msg);
-            goto cleanup;
+            break;
         }
         if (!d->apply || !*d->apply) continue;
         sds now = directiveGet(d);
@@ -1424,42 +1345,36 @@ static void configSet(client *c) {
             fnOwner[nfns++] = i;
         }
     }
-    for (int f = 0; f < nfns; f++) {
+    for (int f = 0; f < nfns && !errname; f++) {
         err = NULL;
         if (fns[f](&err)) continue;
         errname = shown[fnOwner[f]];
+        msg = err ? sdsnew(err) : NULL;
         serverLog(LL_WARNING,
                   "Failed applying new configuration. Possibly related to new %s setting. "
                   "Restoring previous settings.",
                   errname);
-        sds msg = err ? sdsnew(err) : NULL;
         restoreValues(idx, shown, old, n);
         for (int g = 0; g < nfns; g++) {
             const char *e2 = NULL;
             if (!fns[g](&e2))
                 serverLog(LL_WARNING, "Failed applying restored configuration: %s", e2 ? e2 : "");
         }
-        if (msg)
-            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
-                             errname, msg);
-        else
-            replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s')",
-                             errname);
-        sdsfree(msg);
-        goto cleanup;
+        err = NULL;
     }
-    replyOk(c);
-    goto cleanup;
 
-fail:
-    if (unknown)
+    if (!errname)
+        replyOk(c);
+    else if (unknown)
         replyErrorFormat(c, "ERR Unknown option or number of arguments for CONFIG SET - '%s'",
                          errname);
-    else
+    else if (msg || err)
         replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
-                         errname, err);
-cleanup:
+                         errname, msg ? msg : err);
+    else
+        replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s')", errname);
     for (int i = 0; i < n; i++) sdsfree(old[i]);
+    sdsfree(msg);
     zfree(old);
     zfree(idx);
     zfree(fnOwner);

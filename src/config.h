@@ -196,9 +196,7 @@ typedef struct cairnConfig {
     long long maxmemory_clients; /* bytes; negative = percent of maxmemory */
     unsigned long long tracking_table_max_keys;
     int propagation_error_behavior; /* PROPAGATION_ERR_BEHAVIOR_* */
-    int oom_score_adj_values[3];    /* master, replica, bgchild */
-    double *latency_tracking_info_percentiles; /* zmalloc'ed, may be NULL */
-    int latency_tracking_info_percentiles_len;
+    int oom_score_adj_values[3];    /* master, replica, background child */
     int active_defrag_cycle_min;
     int active_defrag_cycle_max;
     unsigned long long active_defrag_ignore_bytes;
@@ -241,7 +239,8 @@ extern cairnConfig cfg;
  * it starts). A hook returns 1 on success, or 0 with *err set, in which case
  * CONFIG SET restores the previous values of every parameter of that call,
  * calls the hooks again for the restored values, and replies with *err.
- * port and bind stay immutable while their hook is NULL. */
+ * port, bind and maxclients stay immutable while their hook is NULL (the
+ * listeners and the event loop size must follow them). */
 typedef int configApplyFn(const char **err);
 typedef struct configHooks {
     configApplyFn *apply_maxclients;     /* cfg.maxclients: adjust fd limit */

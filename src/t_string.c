@@ -116,8 +116,8 @@ static int getExpireMsOrReply(client *c, robj *expire, int flags, long long *out
 }
 
 static int checkStringLength(client *c, long long size, long long append) {
-    long long total = size + append;
-    if (total > cfg.proto_max_bulk_len || total < size || total < append) {
+    /* Compared without computing size + append, which could overflow. */
+    if (size > cfg.proto_max_bulk_len || append > cfg.proto_max_bulk_len - size) {
         replyError(c, "ERR string exceeds maximum allowed size (proto-max-bulk-len)");
         return C_ERR;
     }

@@ -1,11 +1,13 @@
 # differential.tcl -- differential test: cairn against a reference redis-server.
 #
 # For several fixed seeds a random but deterministic command stream (string
-# and keyspace commands over a small keyspace in DBs 0..2) is sent to the
-# server under test and to the reference server; the raw RESP replies are
+# and keyspace commands over a small keyspace, mostly in DBs 0..2) is sent to
+# the server under test and to the reference server; the raw RESP replies are
 # compared byte for byte. Every 200 commands (and at the end of a seed) the
-# whole dataset is compared as well. One [ok]/[err] line per seed; a seed
-# stops at its first difference.
+# whole dataset of DBs 0..15 is compared as well (DBSIZE, sorted KEYS *, and
+# TYPE/GET/PTTL/OBJECT ENCODING of every key). Each seed runs on a fresh pair
+# of servers. One [ok]/[err] line per seed; a seed stops at its first
+# difference.
 #
 # Self-contained on purpose (does not source the shared harness): it starts
 # and stops its own servers and reads RESP from raw sockets.
@@ -28,6 +30,8 @@
 # Things that are deliberately avoided or normalised because they are not
 # deterministic between two servers:
 #   * KEYS replies are compared after sorting their elements.
+#   * Command names never contain NUL bytes (redis itself answers such names
+#     differently depending on its random dict hash seed).
 #   * TTL/PTTL/EXPIRETIME/PEXPIRETIME: -2 and -1 must match exactly, other
 #     values may differ by at most 2 s / 2000 ms (relative expires are set a
 #     few microseconds apart on the two servers).
