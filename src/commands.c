@@ -248,6 +248,12 @@ int commandProcess(client *c) {
     } else if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
         cmd->rejected_calls++;
         replyError(c, "NOAUTH Authentication required.");
+    } else if ((cmd->flags & CMD_PROTECTED) &&
+               !configAllowProtectedAction(cfg.enable_debug_cmd, c)) {
+        cmd->rejected_calls++;
+        replyError(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set "
+                      "to \"local\", you can run it from a local connection, otherwise you need to "
+                      "set this option in the configuration file, and then restart the server.");
     } else {
         commandCall(c);
     }

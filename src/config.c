@@ -48,7 +48,7 @@ enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
 #define F_OCTAL     (1 << 6)
 #define F_PERCENT   (1 << 7)  /* memory or "N%", stored as -N */
 #define F_BITFLAGS  (1 << 8)  /* enum: several names OR'ed together */
-#define F_NEEDHOOK  (1 << 9)  /* immutable until its apply hook is set */
+#define F_NEEDHOOK  (1 << 9)  /* can only change once its apply hook is set */
 #define F_QUOTE     (1 << 10) /* special: CONFIG REWRITE quotes the value */
 #define F_ALWAYS    (1 << 11) /* CONFIG REWRITE writes it even if default */
 #define F_BASENAME  (1 << 12) /* string: a file name, not a path */
@@ -884,10 +884,6 @@ static int lookupDirective(const char *name, const char **shown) {
     return -1;
 }
 
-static int isImmutable(const directive *d) {
-    return (d->flags & F_IMMUTABLE) || ((d->flags & F_NEEDHOOK) && !*d->apply);
-}
-
 /* ------------------------------------------------------------------------
  * Defaults and file loading
  * --------------------------------------------------------------------- */
@@ -1317,7 +1313,7 @@ static void configSet(client *c) {
         const directive *d = idx[i] >= 0 ? &directives[idx[i]] : NULL;
         if (!d)
             unknown = 1;
-        else if (isImmutable(d))
+        else if (d->flags & F_IMMUTABLE)
             err = "can't set immutable config";
         else if ((d->flags & F_PROTECTED) &&
                  !configAllowProtectedAction(cfg.enable_protected_configs, c))
@@ -1335,10 +1331,18 @@ static void configSet(client *c) {
             restoreValues(idx, shown, old, i + 1);
             break;
         }
-        if (!d->apply || !*d->apply) continue;
+        if (!d->apply) continue;
         sds now = directiveGet(d);
         int changed = strcmp(now, old[i]) != 0, known = 0;
         sdsfree(now);
+        if (changed && !*d->apply && (d->flags & F_NEEDHOOK)) {
+            /* Checked after parsing so bad values get their usual error. */
+            errname = shown[i];
+            msg = sdsnew("can't set immutable config");
+            restoreValues(idx, shown, old, i + 1);
+            break;
+        }
+        if (!*d->apply) continue;
         for (int j = 0; j < nfns; j++) known |= fns[j] == *d->apply;
         if (changed && !known) {
             fns[nfns] = *d->apply;

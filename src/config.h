@@ -239,8 +239,9 @@ extern cairnConfig cfg;
  * it starts). A hook returns 1 on success, or 0 with *err set, in which case
  * CONFIG SET restores the previous values of every parameter of that call,
  * calls the hooks again for the restored values, and replies with *err.
- * port, bind and maxclients stay immutable while their hook is NULL (the
- * listeners and the event loop size must follow them). */
+ * port, bind and maxclients cannot change while their hook is NULL (the
+ * listeners and the event loop size must follow them): CONFIG SET still
+ * validates the value, then fails with "can't set immutable config". */
 typedef int configApplyFn(const char **err);
 typedef struct configHooks {
     configApplyFn *apply_maxclients;     /* cfg.maxclients: adjust fd limit */

@@ -148,7 +148,9 @@ static void afterSleep(eventLoop *el) {
     updateCachedTime();
 }
 
-static int listenToPort(void) {
+/* Open listeners for cfg.bindaddr/cfg.port into fds; returns the count or
+ * -1 on failure (then nothing stays open). */
+static int listenOpen(int *fds) {
     const char *defaults[] = {"*", "-::*"};
     char **addrs = cfg.bindaddr;
     int count = cfg.bindaddr_count;
@@ -156,7 +158,8 @@ static int listenToPort(void) {
         addrs = (char **)defaults;
         count = 2;
     }
-    if (cfg.port == 0) return C_OK;
+    int n = 0;
+    if (cfg.port == 0) return 0;
     for (int j = 0; j < count; j++) {
         const char *addr = addrs[j];
         int optional = addr[0] == '-';
@@ -169,15 +172,60 @@ static int listenToPort(void) {
             }
             serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s",
                       addr, cfg.port, server.neterr);
-            return C_ERR;
+            while (n) close(fds[--n]);
+            return -1;
         }
-        server.listen_fds[server.listen_count++] = fd;
+        fds[n++] = fd;
     }
-    if (server.listen_count == 0) {
+    if (n == 0) {
         serverLog(LL_WARNING, "Failed listening on port %d (no usable bind address)", cfg.port);
-        return C_ERR;
+        return -1;
     }
+    return n;
+}
+
+static int listenToPort(void) {
+    int n = listenOpen(server.listen_fds);
+    if (n < 0) return C_ERR;
+    server.listen_count = n;
+    for (int k = 0; k < n; k++)
+        elAddFile(server.el, server.listen_fds[k], EV_READABLE, clientAcceptTcp, NULL);
     return C_OK;
+}
+
+/* CONFIG SET port/bind: open the new listeners first, so a failure leaves
+ * the old ones serving. */
+static int applyListen(const char **err) {
+    int fds[CONFIG_MAX_BIND * 2];
+    int n = listenOpen(fds);
+    if (n < 0) {
+        *err = "Unable to listen on this port";
+        return 0;
+    }
+    for (int j = 0; j < server.listen_count; j++) {
+        elDelFile(server.el, server.listen_fds[j], EV_READABLE);
+        close(server.listen_fds[j]);
+    }
+    memcpy(server.listen_fds, fds, sizeof(int) * n);
+    server.listen_count = n;
+    for (int k = 0; k < n; k++)
+        elAddFile(server.el, server.listen_fds[k], EV_READABLE, clientAcceptTcp, NULL);
+    return 1;
+}
+
+static int applyMaxclients(const char **err) {
+    int want = (int)cfg.maxclients + CONFIG_MIN_RESERVED_FDS + 96;
+    if (want > elGetSetSize(server.el) && elResize(server.el, want) != EV_OK) {
+        *err = "The event loop API used by Redis is not able to handle the specified number of clients";
+        return 0;
+    }
+    return 1;
+}
+
+static int applyHz(const char **err) {
+    (void)err;
+    server.hz = cfg.hz;
+    return 1;
 }
 
 static void daemonize(void) {
@@ -282,8 +330,10 @@ int main(int argc, char **argv) {
         }
         elAddFile(server.el, server.unix_fd, EV_READABLE, clientAcceptUnix, NULL);
     }
-    for (int k = 0; k < server.listen_count; k++)
-        elAddFile(server.el, server.listen_fds[k], EV_READABLE, clientAcceptTcp, NULL);
+    cfgHooks.apply_port = applyListen;
+    cfgHooks.apply_bind = applyListen;
+    cfgHooks.apply_maxclients = applyMaxclients;
+    cfgHooks.apply_hz = applyHz;
     elAddTimer(server.el, 1, serverCron, NULL);
     elSetBeforeSleep(server.el, beforeSleep);
     elSetAfterSleep(server.el, afterSleep);
