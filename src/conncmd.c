@@ -272,20 +272,16 @@ void clientCommand(client *c) {
         "      Kill connections authenticated by <username>.",
         "    * SKIPME (YES|NO)",
         "      Skip killing current connection (default: yes).",
-        "    * ID <client-id>",
-        "      Kill connections by client id.",
-        "    * MAXAGE <maxage>",
-        "      Kill connections older than the specified age.",
         "LIST [options ...]",
         "    Return information about client connections. Options:",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
         "      Return clients of specified type.",
-        "NO-EVICT (ON|OFF)",
-        "    Protect current client connection from eviction.",
         "REPLY (ON|OFF|SKIP)",
         "    Control the replies sent to the current connection.",
         "SETNAME <name>",
         "    Assign the name <name> to the current connection.",
+        "NO-EVICT (ON|OFF)",
+        "    Protect current client connection from eviction.",
         NULL};
     const char *sub = c->argv[1]->ptr;
     if (!strcasecmp(sub, "help")) {

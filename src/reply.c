@@ -281,7 +281,7 @@ void replyHelp(client *c, const char **lines) {
     sdsfree(head);
     for (int j = 0; j < n; j++) replyStatusC(c, lines[j]);
     replyConst(c, "+HELP\r\n");
-    replyConst(c, "+    Print this help.\r\n");
+    replyConst(c, "+    Prints this help.\r\n");
     sdsfree(cmd);
 }
 
