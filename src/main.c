@@ -308,8 +308,6 @@ int main(int argc, char **argv) {
     if (!configfile)
         serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In "
                               "order to specify a config file use cairn-server /path/to/cairn.conf");
-    createPidFile();
-
     server.el = elCreate((int)cfg.maxclients + CONFIG_MIN_RESERVED_FDS + 96);
     if (!server.el) {
         serverLog(LL_WARNING, "Failed creating the event loop: %s", strerror(errno));
@@ -339,6 +337,9 @@ int main(int argc, char **argv) {
     elSetAfterSleep(server.el, afterSleep);
     if (cfg.saveparamslen > 0)
         serverLog(LL_WARNING, "Note: 'save' is configured but snapshots are not implemented yet.");
+    /* Only once the listeners exist: whoever waits for the pid file may
+     * connect right away. */
+    createPidFile();
     serverLog(LL_NOTICE, "Server initialized");
     serverLog(LL_NOTICE, "Ready to accept connections tcp");
     elMain(server.el);

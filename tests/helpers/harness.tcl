@@ -224,6 +224,7 @@ proc ::cairn_h::startup_error {srv reason} {
 # (plus conffile config args used by restart_server).
 proc start_server {args} {
     set config {}
+    set conftext ""
     set binary $::cairn(server)
     set extra {}
     foreach {opt val} $args {
@@ -231,6 +232,7 @@ proc start_server {args} {
             -config { set config $val }
             -binary { set binary [file normalize $val] }
             -args { set extra $val }
+            -conftext { set conftext $val }
             default { error "start_server: unknown option $opt" }
         }
     }
@@ -245,6 +247,7 @@ proc start_server {args} {
     set conffile [file join $dir server.conf]
     set f [open $conffile w]
     puts $f "# written by tests/helpers/harness.tcl; settings are passed on the command line"
+    puts -nonewline $f $conftext
     close $f
     set srv [dict create host 127.0.0.1 port 0 pid 0 dir $dir \
             log [file join $dir server.log] binary $binary \

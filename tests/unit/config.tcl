@@ -1,0 +1,236 @@
+# config.tcl -- configuration: the file parser and its errors, include,
+# command-line overrides, CONFIG GET/SET/RESETSTAT/REWRITE, default.conf,
+# and the process directives (pidfile, logfile, loglevel, daemonize, signals).
+
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+
+set bin $::cairn(server)
+set root [file normalize [file join [file dirname [info script]] .. ..]]
+set tmp $::cairn(tmp)
+
+# Run the server binary expecting it to refuse to start; returns its output.
+proc start_fails {args} {
+    set rc [catch {exec -ignorestderr $::bin {*}$args 2>@1} out]
+    if {!$rc} { error "server started and exited 0: $out" }
+    return $out
+}
+
+proc write_file {path text} {
+    set f [open $path w]
+    puts -nonewline $f $text
+    close $f
+}
+
+proc read_file {path} {
+    set f [open $path r]
+    set t [read $f]
+    close $f
+    return $t
+}
+
+test "an unknown directive stops start-up naming file, line and directive" {
+    set conf [file join $tmp bad1.conf]
+    write_file $conf "# comment\nport 7777\nno-such-directive yes\n"
+    set out [start_fails $conf]
+    assert_match "*$conf*line 3*" $out
+    assert_match "*no-such-directive*" $out
+    assert_match "*Bad directive or wrong number of arguments*" $out
+}
+
+test "bad values stop start-up with the reason" {
+    set conf [file join $tmp bad2.conf]
+    write_file $conf "daemonize maybe\n"
+    assert_match "*argument must be 'yes' or 'no'*" [start_fails $conf]
+    write_file $conf "port notanumber\n"
+    assert_match "*line 1*port*" [start_fails $conf]
+    write_file $conf "databases 0\n"
+    assert_match "*databases*" [start_fails $conf]
+    write_file $conf "maxmemory lots\n"
+    assert_match "*maxmemory*" [start_fails $conf]
+    write_file $conf "appendonly yes\n"
+    assert_match "*appendonly yes is not supported yet*" [start_fails $conf]
+    write_file $conf "bind \"unbalanced\n"
+    assert_match "*line 1*" [start_fails $conf]
+}
+
+test "bad command-line overrides stop start-up too" {
+    assert_match "*hz*" [start_fails --hz abc]
+    assert_match "*no-such-option*" [start_fails --no-such-option 1]
+}
+
+test "a missing config file or include is reported" {
+    assert_match "*no-such-file.conf*" [start_fails [file join $tmp no-such-file.conf]]
+    set conf [file join $tmp inc-missing.conf]
+    write_file $conf "include [file join $tmp nope.conf]\n"
+    assert_match "*nope.conf*" [start_fails $conf]
+}
+
+test "default.conf loads (and with a port override, serves)" {
+    set srv [start_server -conftext [read_file [file join $root default.conf]]]
+    set c [client $srv]
+    assert_equal PONG [r $c PING]
+    assert_equal {databases 16} [r $c CONFIG GET databases]
+    stop_server $srv
+}
+
+test "include, quoting and later values override earlier ones" {
+    set inc [file join $tmp inc.conf]
+    write_file $inc "maxmemory-policy allkeys-lru\nslowlog-max-len 77\n"
+    set text "# main\ninclude $inc\nslowlog-max-len 99\nproc-title-template \"{title} {port}\"\nhz 20\n"
+    set srv [start_server -conftext $text -config {hz 30}]
+    set c [client $srv]
+    assert_equal {maxmemory-policy allkeys-lru} [r $c CONFIG GET maxmemory-policy]
+    assert_equal {slowlog-max-len 99} [r $c CONFIG GET slowlog-max-len]
+    assert_equal {proc-title-template {{title} {port}}} [r $c CONFIG GET proc-title-template]
+    assert_equal {hz 30} [r $c CONFIG GET hz]
+    stop_server $srv
+}
+
+set srv [start_server]
+set c [client $srv]
+
+test "CONFIG GET with globs and several patterns, no duplicates" {
+    set d [r $c CONFIG GET maxmemory*]
+    assert {[dict exists $d maxmemory] && [dict exists $d maxmemory-policy] && [dict exists $d maxmemory-samples]}
+    set d [r $c CONFIG GET port port hz]
+    assert_equal 4 [llength $d]
+    assert_equal {} [r $c CONFIG GET no-such-*]
+}
+
+test "CONFIG SET several parameters at once, and atomically" {
+    assert_equal OK [r $c CONFIG SET slowlog-max-len 5 hz 25]
+    assert_equal {slowlog-max-len 5} [r $c CONFIG GET slowlog-max-len]
+    assert_equal {hz 25} [r $c CONFIG GET hz]
+    # One bad value: nothing changes.
+    assert_error "*maxmemory-policy*" {r $c CONFIG SET slowlog-max-len 9 maxmemory-policy bogus}
+    assert_equal {slowlog-max-len 5} [r $c CONFIG GET slowlog-max-len]
+    assert_error "*duplicate parameter*" {r $c CONFIG SET hz 10 hz 11}
+    assert_error "*Unknown option*" {r $c CONFIG SET nosuch 1}
+    assert_error "*can't set immutable config*" {r $c CONFIG SET databases 20}
+}
+
+test "CONFIG SET memory units and CONFIG GET shows bytes" {
+    r $c CONFIG SET maxmemory 1mb
+    assert_equal {maxmemory 1048576} [r $c CONFIG GET maxmemory]
+    r $c CONFIG SET maxmemory 0
+}
+
+test "CONFIG SET timeout takes effect for idle clients" {
+    r $c CONFIG SET timeout 1
+    set x [client $srv]
+    r $x PING
+    assert [connection_closed $x 5000]
+    # Our own idle connection may have been closed too.
+    catch {close_client $c}
+    set c [client $srv]
+    r $c CONFIG SET timeout 0
+}
+
+test "CONFIG RESETSTAT clears counters" {
+    r $c SET a b
+    r $c GET a
+    r $c CONFIG RESETSTAT
+    assert_equal 0 [info_field $c keyspace_hits stats]
+    assert_match "*cmdstat_config*" [r $c INFO commandstats]
+    assert {![string match "*cmdstat_get*" [r $c INFO commandstats]]}
+}
+
+test "CONFIG REWRITE keeps comments and records changed values" {
+    set conf [dict get $srv conffile]
+    write_file $conf "# my comment stays\nslowlog-max-len 5\n# another comment\n"
+    stop_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    r $c CONFIG SET slowlog-max-len 42 maxmemory-policy allkeys-lfu
+    assert_equal OK [r $c CONFIG REWRITE]
+    set text [read_file $conf]
+    assert_match "*# my comment stays*" $text
+    assert_match "*# another comment*" $text
+    assert_match "*slowlog-max-len 42*" $text
+    assert_match "*maxmemory-policy allkeys-lfu*" $text
+    assert {![string match "*slowlog-max-len 5\n*" $text]}
+    # The rewritten file starts the server with the same values.
+    stop_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal {slowlog-max-len 42} [r $c CONFIG GET slowlog-max-len]
+}
+
+test "pidfile is written and removed on shutdown" {
+    set pidfile [file join $tmp cairn.pid]
+    set s2 [start_server -config [list pidfile $pidfile]]
+    wait_for {[file exists $pidfile]}
+    assert_equal [dict get $s2 pid] [string trim [read_file $pidfile]]
+    stop_server $s2
+    assert {![file exists $pidfile]}
+}
+
+test "SIGTERM and SIGINT shut down cleanly with a log line" {
+    foreach sig {TERM INT} {
+        set s2 [start_server]
+        exec kill -$sig [dict get $s2 pid]
+        wait_for {![server_alive $s2]}
+        assert_match "*ready to exit*" [log_tail $s2 5]
+    }
+}
+
+test "loglevel filters and logfile receives the log" {
+    set s2 [start_server -config {loglevel warning}]
+    set x [client $s2]
+    r $x DEBUG LOG "hello from the test"
+    assert_match "*hello from the test*" [log_tail $s2 5]
+    assert {![string match "*Ready to accept*" [log_tail $s2 50]]}
+    r $x CONFIG SET loglevel verbose
+    set y [client $s2]
+    close_client $y
+    wait_for {[string match "*Client closed connection*" [log_tail $s2 5]]}
+    stop_server $s2
+}
+
+test "daemonize yes detaches and still serves" {
+    set port [::cairn_h::find_port]
+    set dir [file join $tmp daemon]
+    file mkdir $dir
+    set pidfile [file join $dir d.pid]
+    exec $bin --port $port --daemonize yes --pidfile $pidfile --dir $dir \
+        --logfile [file join $dir log] --save ""
+    wait_for {[file exists $pidfile]}
+    set pid [string trim [read_file $pidfile]]
+    set x [client [dict create host 127.0.0.1 port $port]]
+    assert_equal PONG [r $x PING]
+    catch {r $x SHUTDOWN NOSAVE}
+    wait_for {![file exists $pidfile]}
+    wait_for {[catch {exec kill -0 $pid}]}
+}
+
+test "unix socket with permissions" {
+    set sock [file join $tmp cairn.sock]
+    set s2 [start_server -config [list unixsocket $sock unixsocketperm 700]]
+    wait_for {[file exists $sock]}
+    assert_equal 0700 [format %04o [expr {[file attributes $sock -permissions] & 0777}]]
+    set ch [socket -async localhost [dict get $s2 port]]
+    close $ch
+    set out [exec redis-cli -s $sock PING]
+    assert_equal PONG $out
+    stop_server $s2
+    assert {![file exists $sock]}
+}
+
+test "IPv6 loopback listener" {
+    set s2 [start_server -config {bind {127.0.0.1 ::1}}]
+    set out [exec redis-cli -h ::1 -p [dict get $s2 port] PING]
+    assert_equal PONG $out
+    stop_server $s2
+}
+
+test "maxclients rejects the extra connection with Redis' error" {
+    r $c CONFIG SET maxclients 2
+    set x [client $srv]
+    r $x PING
+    set y [client $srv]
+    assert_error "*max number of clients reached*" {r $y PING}
+    close_client $x
+    r $c CONFIG SET maxclients 10000
+}
+
+finish
