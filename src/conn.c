@@ -119,8 +119,9 @@ static int connTcpFormatPeer(connection *conn, char *buf, size_t len, int local)
 
 static int connUnixFormatPeer(connection *conn, char *buf, size_t len, int local) {
     (void)conn;
-    /* Redis shows the socket path followed by ":0" for unix clients. */
-    snprintf(buf, len, "%s:0", local && cfg.unixsocket ? cfg.unixsocket : "");
+    (void)local;
+    /* Redis names both ends of a unix connection by the socket path + ":0". */
+    snprintf(buf, len, "%s:0", cfg.unixsocket ? cfg.unixsocket : "");
     return 0;
 }
 

@@ -1,11 +1,10 @@
 #!/usr/bin/python3
 """redis_py_test.py HOST PORT [UNIX_SOCKET_PATH]
 
-Client-interoperability tests with redis-py (Debian 12's python3-redis,
-4.3.x), run by tests/integration/clients.tcl against a server it started
-(cairn or the genuine redis-server). Only strings and generic key commands
-are used. The tests work in DB 9 (and DB 10 for COPY/MOVE), flushing them
-as they go, so run this against a scratch server.
+Client-interoperability tests with redis-py (Debian 12's python3-redis
+4.3.x), run by tests/integration/clients.tcl. Only strings and generic key
+commands are used. DB 9 (and DB 10 for COPY/MOVE) are flushed as the tests
+go: run this against a scratch server.
 
 Prints "[ok] NAME", "[err] NAME: MESSAGE" or "[skip] NAME: REASON" per test
 and, as the last line, "N passed, N failed"; exits 1 if anything failed.
@@ -75,10 +74,6 @@ def raises(exc_class, fn, *args, **kwargs):
     raise AssertionError("expected %s but got the reply %r"
                          % (exc_class.__name__, res))
 
-
-# ---------------------------------------------------------------------------
-# Strings
-# ---------------------------------------------------------------------------
 
 @test
 def decode_responses_true_and_false():
@@ -224,10 +219,6 @@ def getdel_getex():
     eq(0, R.exists("nokey"))
 
 
-# ---------------------------------------------------------------------------
-# Generic key commands
-# ---------------------------------------------------------------------------
-
 @test
 def delete_exists_type():
     R.mset({"a": "1", "b": "2", "c": "3"})
@@ -352,14 +343,11 @@ def scan_iter_keys():
         if cursor == 0 or calls > 1000:
             break
     eq(set("scan:%d" % i for i in range(100, 200)), seen)
-    eq(sorted(["scan:10", "scan:11", "scan:12", "scan:13", "scan:14",
-               "scan:15", "scan:16", "scan:17", "scan:18", "scan:19"]),
-       sorted(R.keys("scan:1?")))
+    eq(sorted("scan:1%d" % i for i in range(10)), sorted(R.keys("scan:1?")))
     eq(250, len(R.keys()))
     eq([], R.keys("nomatch*"))
-    eq(sorted(["other:4", "other:40", "other:41", "other:42", "other:43",
-               "other:44", "other:45", "other:46", "other:47", "other:48",
-               "other:49"]), sorted(R.keys("other:4*")))
+    eq(sorted(["other:4"] + ["other:4%d" % i for i in range(10)]),
+       sorted(R.keys("other:4*")))
 
 
 @test
@@ -412,17 +400,13 @@ def pipeline_100_commands():
     eq(True, R.ping())
 
 
-# ---------------------------------------------------------------------------
-# Server and connection commands
-# ---------------------------------------------------------------------------
-
 @test
 def ping_echo():
     eq(True, R.ping())
     eq(True, RB.ping())
     eq("hi there", R.echo("hi there"))
     eq(b"\x00\xff\r\n", RB.echo(b"\x00\xff\r\n"))
-    eq(b"+PONG", b"+" + RB.execute_command("ECHO", "PONG"))
+    eq(b"", RB.echo(b""))
 
 
 @test

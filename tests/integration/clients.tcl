@@ -1,0 +1,481 @@
+# clients.tcl -- interoperability with genuine client software: Debian's
+# redis-cli and redis-benchmark (7.0.15) and redis-py (python3-redis 4.3,
+# through tests/integration/redis_py_test.py run with /usr/bin/python3).
+# Only strings and generic key commands are used.
+
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+
+set here [file dirname [file normalize [info script]]]
+set python /usr/bin/python3
+set cli [auto_execok redis-cli]
+set bench [auto_execok redis-benchmark]
+
+# The main server also listens on a unix socket (used by redis-cli -s,
+# redis-benchmark -s and redis-py).
+set sock [file join $::cairn(tmp) cairn.sock]
+set srv [start_server -config [list unixsocket $sock unixsocketperm 700]]
+set c [client $srv]
+r $c FLUSHALL
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+# cli_in $srv REDIR arg...: runs redis-cli against srv with the exec stdin
+# redirection REDIR (e.g. {< /dev/null}, [list << $text], [list < $file]);
+# returns stdout and stderr together (exec strips one trailing newline).
+# A non-zero exit status is an error. With srv "" no -h/-p is passed.
+proc cli_in {srv redir args} {
+    set cmd $::cli
+    if {$srv ne ""} {
+        lappend cmd -h [dict get $srv host] -p [dict get $srv port]
+    }
+    if {[catch {exec {*}$cmd {*}$args {*}$redir 2>@1} out]} {
+        error "redis-cli [join $args] failed: $out"
+    }
+    return $out
+}
+
+# cli $srv arg...: redis-cli with stdin from /dev/null.
+proc cli {srv args} {
+    return [cli_in $srv {< /dev/null} {*}$args]
+}
+
+# cli_bytes $srv arg...: the exact bytes redis-cli writes to stdout.
+proc cli_bytes {srv args} {
+    set cmd [list {*}$::cli -h [dict get $srv host] -p [dict get $srv port] {*}$args]
+    set f [open |[list {*}$cmd < /dev/null 2>@1] rb]
+    set out [read $f]
+    close $f
+    return $out
+}
+
+# bench $srv arg...: runs redis-benchmark; returns its output (stdout and
+# stderr) with the progress lines ("\r"-separated) turned into lines.
+proc bench {srv args} {
+    set cmd [list {*}$::bench -h [dict get $srv host] -p [dict get $srv port] {*}$args]
+    if {[catch {exec {*}$cmd < /dev/null 2>@1} out]} {
+        error "redis-benchmark [join $args] failed: $out"
+    }
+    return [string map [list \r \n] $out]
+}
+
+# bench_rates OUTPUT: dict TEST -> requests per second from -q output lines
+# like "SET: 41666.67 requests per second, p50=0.743 msec".
+proc bench_rates {out} {
+    set rates [dict create]
+    foreach l [split $out \n] {
+        if {[regexp {^\s*([A-Z_]+): ([0-9.]+) requests per second} $l -> t rps]} {
+            dict set rates $t $rps
+        }
+    }
+    return $rates
+}
+
+# Each of SET GET INCR must be reported once, with a positive rate.
+proc check_rates {rates out} {
+    foreach t {SET GET INCR} {
+        assert {[dict exists $rates $t]} "no $t result in: $out"
+        assert {[dict get $rates $t] > 0} "$t rate in: $out"
+    }
+    assert_equal 3 [dict size $rates] "tests reported in: $out"
+}
+
+# Checks the keys the benchmark's SET and INCR tests touch (no -r, so the
+# key names are literal): INCR ran exactly 2000 times.
+proc check_bench_keys {c} {
+    assert_equal 2000 [r $c GET counter:__rand_int__]
+    assert_equal 3 [r $c STRLEN key:__rand_int__]
+}
+
+proc skip_unless_tools {args} {
+    foreach t $args {
+        if {[set ::$t] eq ""} { skip_test "[string map {cli redis-cli bench redis-benchmark} $t] is not installed" }
+    }
+}
+
+# ---------------------------------------------------------------------------
+# redis-cli
+# ---------------------------------------------------------------------------
+
+test "redis-cli PING" {
+    skip_unless_tools cli
+    assert_equal PONG [cli $srv PING]
+    assert_equal hello [cli $srv PING hello]
+    assert_equal "\"hello world\"" [cli $srv --no-raw ECHO "hello world"]
+}
+
+test "redis-cli SET and GET with spaces in key and value" {
+    skip_unless_tools cli
+    assert_equal OK [cli $srv SET "cli:key with space" "value with  two spaces"]
+    assert_equal "value with  two spaces" [cli $srv GET "cli:key with space"]
+    assert_equal "\"value with  two spaces\"" [cli $srv --no-raw GET "cli:key with space"]
+    assert_equal "value with  two spaces" [r $c GET "cli:key with space"]
+    assert_equal "" [cli $srv GET cli:missing]
+    assert_equal "(nil)" [cli $srv --no-raw GET cli:missing]
+    assert_equal 1 [cli $srv EXISTS "cli:key with space"]
+}
+
+test "redis-cli -x sends binary data from stdin" {
+    skip_unless_tools cli
+    set data "a\0b\r\n\xff\xfe end"
+    set file [file join $::cairn(tmp) binary.dat]
+    set f [open $file wb]
+    puts -nonewline $f $data
+    close $f
+    assert_equal OK [cli_in $srv [list < $file] -x SET cli:bin]
+    assert_equal $data [r $c GET cli:bin]
+    assert_equal 11 [cli $srv STRLEN cli:bin]
+    assert_equal {"a\x00b\r\n\xff\xfe end"} [cli $srv --no-raw GET cli:bin]
+    # --raw writes the value byte for byte (plus a newline).
+    assert_equal "$data\n" [cli_bytes $srv --raw GET cli:bin]
+    # -x keeps the trailing newline of its input.
+    assert_equal OK [cli_in $srv [list << "line\n"] -x SET cli:nl]
+    assert_equal "line\n" [r $c GET cli:nl]
+}
+
+test "redis-cli --pipe mass insertion of 10000 SETs" {
+    skip_unless_tools cli
+    set x [client $srv]
+    r $x SELECT 1
+    r $x FLUSHDB
+    set buf "*2\r\n\$6\r\nSELECT\r\n\$1\r\n1\r\n"
+    for {set i 0} {$i < 10000} {incr i} {
+        set k "pipe:$i"
+        set v "value:[expr {$i * 7}]"
+        append buf "*3\r\n\$3\r\nSET\r\n\$[string length $k]\r\n$k\r\n\$[string length $v]\r\n$v\r\n"
+    }
+    set file [file join $::cairn(tmp) pipe.txt]
+    set f [open $file wb]
+    puts -nonewline $f $buf
+    close $f
+    set out [cli_in $srv [list < $file] --pipe]
+    assert_match "*All data transferred*" $out
+    assert_match "*errors: 0, replies: 10001" $out
+    assert_equal 10000 [r $x DBSIZE]
+    assert_equal 10000 [cli $srv -n 1 DBSIZE]
+    assert_equal "value:0" [r $x GET pipe:0]
+    assert_equal "value:69993" [r $x GET pipe:9999]
+    assert_equal 0 [r $c EXISTS pipe:0]
+    r $x FLUSHDB
+    close_client $x
+}
+
+test "redis-cli --pipe counts error replies" {
+    skip_unless_tools cli
+    set text "SELECT 1\r\nSET pipe:s abc\r\nINCR pipe:s\r\nINCR pipe:n\r\nINCR pipe:n\r\n"
+    # redis-cli --pipe exits with status 1 when there were error replies.
+    set code [catch {exec {*}$cli -h [dict get $srv host] -p [dict get $srv port] --pipe \
+        << $text 2>@1} out]
+    assert_equal 1 $code $out
+    assert_match "*ERR value is not an integer or out of range*" $out
+    assert_match "*errors: 1, replies: 5*" $out
+    assert_equal 2 [cli $srv -n 1 GET pipe:n]
+    cli $srv -n 1 FLUSHDB
+}
+
+test "redis-cli --scan --pattern" {
+    skip_unless_tools cli
+    set want {}
+    for {set i 0} {$i < 300} {incr i} {
+        r $c SET scan:user:$i $i
+        if {$i < 30} { r $c SET scan:other:$i $i }
+        if {[string match {1?} $i]} { lappend want scan:user:$i }
+    }
+    set out [cli $srv --scan --pattern scan:user:1?]
+    assert_equal [lsort $want] [lsort [split $out \n]]
+    set all [split [cli $srv --scan --pattern scan:user:*] \n]
+    assert_equal 300 [llength [lsort -unique $all]]
+    set all [split [cli $srv --scan --pattern scan:*] \n]
+    assert_equal 330 [llength [lsort -unique $all]]
+    assert_equal "" [cli $srv --scan --pattern nomatch:*]
+    # --scan with -n and no pattern lists the whole selected db.
+    r $c SELECT 4
+    r $c MSET d4:a 1 d4:b 2 d4:c 3
+    r $c SELECT 0
+    assert_equal {d4:a d4:b d4:c} [lsort [split [cli $srv -n 4 --scan] \n]]
+    cli $srv -n 4 FLUSHDB
+}
+
+test "redis-cli -3 uses RESP3 (HELLO 3)" {
+    skip_unless_tools cli
+    r $c SET cli:r3 "resp3 value"
+    assert_equal "resp3 value" [cli $srv -3 GET cli:r3]
+    assert_equal "(nil)" [cli $srv -3 --no-raw GET cli:missing]
+    assert_match "* resp=3*" [cli $srv -3 CLIENT INFO]
+    assert_match "* resp=2*" [cli $srv CLIENT INFO]
+    # Maps are shown as maps in RESP3 and as flat arrays in RESP2.
+    assert_equal {1# "maxmemory" => "0"} [cli $srv -3 --no-raw CONFIG GET maxmemory]
+    assert_equal "1) \"maxmemory\"\n2) \"0\"" [cli $srv --no-raw CONFIG GET maxmemory]
+    set hello [cli $srv -3 --no-raw HELLO 3]
+    assert_match "*\"proto\" => (integer) 3*" $hello
+    assert_match "*\"version\" => \"7.*" $hello
+    assert_equal "1) \"resp3 value\"\n2) (nil)" [cli $srv -3 --no-raw MGET cli:r3 cli:missing]
+}
+
+test "redis-cli INFO keyspace" {
+    skip_unless_tools cli
+    r $c FLUSHALL
+    r $c SET ks:a 1
+    r $c SET ks:b 2 EX 1000
+    r $c SELECT 5
+    r $c SET ks:c 3
+    r $c SELECT 0
+    set out [cli $srv INFO keyspace]
+    set lines {}
+    foreach l [split $out \n] {
+        set l [string trimright $l \r]
+        if {$l ne ""} { lappend lines $l }
+    }
+    assert_equal 3 [llength $lines] "lines of '$out'"
+    assert_equal "# Keyspace" [lindex $lines 0]
+    assert {[regexp {^db0:keys=2,expires=1,avg_ttl=(\d+)$} [lindex $lines 1] -> ttl]} \
+        "db0 line: [lindex $lines 1]"
+    assert_range $ttl 0 1000000
+    assert_equal "db5:keys=1,expires=0,avg_ttl=0" [lindex $lines 2]
+    # (exec reads with -translation auto: INFO's CRLFs arrive as LFs.)
+    set server [cli $srv INFO server]
+    assert_match "*\ntcp_port:[dict get $srv port]\n*" $server
+    assert_match "*# Keyspace\ndb0:keys=2,*" [cli $srv INFO]
+    r $c FLUSHALL
+}
+
+test "redis-cli --raw and --no-raw output" {
+    skip_unless_tools cli
+    r $c DEL cli:cnt
+    r $c SET cli:str "not a number"
+    assert_equal 1 [cli $srv --raw INCR cli:cnt]
+    assert_equal "(integer) 2" [cli $srv --no-raw INCR cli:cnt]
+    assert_equal "2\n\nnot a number" [cli $srv --raw MGET cli:cnt cli:missing cli:str]
+    assert_equal "1) \"2\"\n2) (nil)\n3) \"not a number\"" \
+        [cli $srv --no-raw MGET cli:cnt cli:missing cli:str]
+    assert_equal "ERR value is not an integer or out of range" \
+        [string trim [cli $srv --raw INCR cli:str]]
+    assert_equal "(error) ERR value is not an integer or out of range" \
+        [cli $srv --no-raw INCR cli:str]
+    assert_equal "OK" [cli $srv --raw SET cli:x y]
+    assert_equal "(empty array)" [cli $srv --no-raw KEYS nomatch:*]
+    assert_equal "" [cli $srv --raw KEYS nomatch:*]
+    assert_equal "(integer) -2" [cli $srv --no-raw TTL cli:missing]
+}
+
+test "redis-cli -n selects the database" {
+    skip_unless_tools cli
+    assert_equal OK [cli $srv -n 3 SET cli:db3 "in db 3"]
+    assert_equal "in db 3" [cli $srv -n 3 GET cli:db3]
+    assert_equal "" [cli $srv GET cli:db3]
+    set x [client $srv]
+    r $x SELECT 3
+    assert_equal "in db 3" [r $x GET cli:db3]
+    assert_equal 1 [r $x DBSIZE]
+    assert_equal 1 [cli $srv -n 3 DBSIZE]
+    assert_match "* db=3 *" [cli $srv -n 3 CLIENT INFO]
+    assert_match "*DB index is out of range*" [cli $srv -n 99 PING]
+    # The database number of a redis:// URI.
+    assert_equal OK [cli "" -u "redis://[dict get $srv host]:[dict get $srv port]/3" SET cli:uri u]
+    assert_equal u [r $x GET cli:uri]
+    r $x FLUSHDB
+    close_client $x
+}
+
+test "redis-cli --bigkeys and --memkeys on a small dataset" {
+    skip_unless_tools cli
+    set x [client $srv]
+    r $x SELECT 6
+    r $x FLUSHDB
+    for {set i 1} {$i <= 5} {incr i} {
+        r $x SET big:$i [string repeat x [expr {$i * 100}]]
+    }
+    r $x SET big:n 12345
+    r $x SET big:e "expiring" EX 1000
+    set out [cli $srv -n 6 --bigkeys]
+    assert_match "*Sampled 7 keys in the keyspace!*" $out
+    assert_match "*Biggest string found '\"big:5\"' has 500 bytes*" $out
+    assert_match "*7 strings with 1513 bytes (100.00% of keys, avg size 216.14)*" $out
+    assert_match "*0 lists with 0 items*" $out
+    set out [cli $srv -n 6 --memkeys]
+    assert_match "*Sampled 7 keys in the keyspace!*" $out
+    assert {[regexp {Biggest string found '"big:5"' has (\d+) bytes} $out -> n]} $out
+    assert {$n >= 500} "MEMORY USAGE of a 500 byte string: $n"
+    assert_match "*7 strings with * bytes (100.00% of keys,*" $out
+    r $x FLUSHDB
+    close_client $x
+}
+
+test "redis-cli -a with requirepass" {
+    skip_unless_tools cli
+    set asrv [start_server -config {requirepass s3cret}]
+    assert_equal PONG [cli $asrv --no-auth-warning -a s3cret PING]
+    assert_equal "NOAUTH Authentication required." [string trim [cli $asrv PING]]
+    assert_match "*AUTH failed: WRONGPASS invalid username-password pair or user is disabled.*" \
+        [cli $asrv --no-auth-warning -a wrong PING]
+    assert_equal OK [cli $asrv --no-auth-warning -a s3cret SET auth:k "secret value"]
+    assert_equal "secret value" [cli $asrv --no-auth-warning --user default --pass s3cret GET auth:k]
+    assert_equal OK [cli "" --no-auth-warning \
+        -u "redis://default:s3cret@[dict get $asrv host]:[dict get $asrv port]/2" SET auth:u v]
+    set ::env(REDISCLI_AUTH) s3cret
+    set code [catch {cli $asrv -n 2 GET auth:u} out]
+    unset ::env(REDISCLI_AUTH)
+    assert_equal 0 $code $out
+    assert_equal v $out
+    set x [client $asrv -auth s3cret]
+    assert_equal "secret value" [r $x GET auth:k]
+    r $x SELECT 2
+    assert_equal v [r $x GET auth:u]
+    close_client $x
+    # Interactive mode: AUTH typed as a command.
+    set out [cli_in $asrv [list << "GET auth:k\nAUTH s3cret\nGET auth:k\n"]]
+    assert_match "NOAUTH Authentication required.*\nOK\nsecret value" $out
+    stop_server $asrv
+}
+
+test "redis-cli -s over a unix socket" {
+    skip_unless_tools cli
+    assert {[file exists $sock]} "no socket file $sock"
+    assert_equal PONG [cli "" -s $sock PING]
+    assert_equal OK [cli "" -s $sock SET unix:k "via the socket"]
+    assert_equal "via the socket" [r $c GET unix:k]
+    assert_equal "via the socket" [cli "" -s $sock GET unix:k]
+    assert_equal OK [cli "" -s $sock -n 2 SET unix:db2 v]
+    assert_equal unix:db2 [cli "" -s $sock -n 2 --scan]
+    assert_match "* flags=U *" [cli "" -s $sock CLIENT INFO]
+    cli "" -s $sock -n 2 FLUSHDB
+    assert_equal 1 [cli "" -s $sock DEL unix:k]
+}
+
+test "CLIENT INFO over the unix socket reports the socket path" {
+    skip_unless_tools cli
+    set info [cli "" -s $sock CLIENT INFO]
+    assert_match "* laddr=$sock:0 *" $info
+    assert_match "* addr=$sock:0 *" $info
+}
+
+test "redis-cli interactive mode fed by stdin" {
+    skip_unless_tools cli
+    r $c SELECT 2
+    r $c FLUSHDB
+    r $c SELECT 0
+    set script [join {
+        {SET cli:ia 1}
+        {INCR cli:ia}
+        {GET cli:ia}
+        {SET "cli:i a" "hello world"}
+        {GET "cli:i a"}
+        {INCR "cli:i a"}
+        {MGET cli:ia cli:missing}
+        {PING}
+        {SELECT 2}
+        {SET x y}
+        {DBSIZE}
+        {ECHO 'single quoted'}
+    } \n]
+    set out [cli_in $srv [list << "$script\n"]]
+    set want [join {
+        OK 2 2 OK {hello world}
+        {ERR value is not an integer or out of range} {}
+        2 {} PONG OK OK 1 {single quoted}
+    } \n]
+    assert_equal $want $out
+    assert_equal "hello world" [r $c GET "cli:i a"]
+    # --no-raw output in interactive mode; HELLO 3 switches the protocol.
+    set out [cli_in $srv [list << "INCR cli:ia\nGET cli:missing\nHELLO 3\nCONFIG GET maxmemory\n"] --no-raw]
+    assert_match "(integer) 3\n(nil)\n*\"proto\" => (integer) 3\n*\n1# \"maxmemory\" => \"0\"" $out
+    cli $srv -n 2 FLUSHDB
+}
+
+# ---------------------------------------------------------------------------
+# redis-benchmark
+# ---------------------------------------------------------------------------
+
+test "redis-benchmark -t set,get,incr -n 2000 -q" {
+    skip_unless_tools bench
+    r $c DEL counter:__rand_int__ key:__rand_int__
+    set out [bench $srv -t set,get,incr -n 2000 -q]
+    check_rates [bench_rates $out] $out
+    assert {![string match "*WARNING*" $out]} $out
+    check_bench_keys $c
+}
+
+test "redis-benchmark -P 16 (pipelining)" {
+    skip_unless_tools bench
+    r $c DEL counter:__rand_int__ key:__rand_int__
+    set out [bench $srv -t set,get,incr -n 2000 -P 16 -q]
+    check_rates [bench_rates $out] $out
+    check_bench_keys $c
+}
+
+test "redis-benchmark --csv" {
+    skip_unless_tools bench
+    r $c DEL counter:__rand_int__ key:__rand_int__
+    set out [bench $srv -t set,get,incr -n 2000 --csv]
+    set rows {}
+    foreach l [split $out \n] {
+        if {[string index $l 0] eq "\""} { lappend rows [split [string map {\" ""} $l] ,] }
+    }
+    assert_equal {test rps avg_latency_ms min_latency_ms p50_latency_ms p95_latency_ms p99_latency_ms max_latency_ms} \
+        [lindex $rows 0]
+    assert_equal 4 [llength $rows] $out
+    foreach row [lrange $rows 1 end] want {SET GET INCR} {
+        assert_equal $want [lindex $row 0]
+        assert {[lindex $row 1] > 0} "rps of $row"
+        foreach v [lrange $row 2 end] { assert {[string is double -strict $v] && $v >= 0} "$row" }
+    }
+    check_bench_keys $c
+}
+
+test "redis-benchmark -c 50 clients" {
+    skip_unless_tools bench
+    r $c DEL counter:__rand_int__ key:__rand_int__
+    set before [info_field $c total_connections_received stats]
+    set out [bench $srv -t set,get,incr -n 2000 -c 50 -q]
+    check_rates [bench_rates $out] $out
+    check_bench_keys $c
+    set after [info_field $c total_connections_received stats]
+    assert {$after - $before >= 50} "connections received: $before -> $after"
+    wait_for {[info_field $c connected_clients clients] == 1} 5000 \
+        "benchmark connections closed"
+}
+
+test "redis-benchmark -s over the unix socket" {
+    skip_unless_tools bench
+    r $c DEL counter:__rand_int__ key:__rand_int__
+    if {[catch {exec {*}$bench -s $sock -t set,get,incr -n 2000 -q < /dev/null 2>@1} out]} {
+        error "redis-benchmark -s failed: $out"
+    }
+    set out [string map [list \r \n] $out]
+    check_rates [bench_rates $out] $out
+    check_bench_keys $c
+    r $c DEL counter:__rand_int__ key:__rand_int__
+}
+
+# ---------------------------------------------------------------------------
+# redis-py
+# ---------------------------------------------------------------------------
+
+if {![file executable $python] || [catch {exec $python -c "import redis" 2>@1} err]} {
+    set why [expr {[file executable $python] ? "cannot import redis: $err" : "$python not found"}]
+    skip "redis-py test suite (redis_py_test.py)" "python3-redis not importable ($why)"
+} else {
+    test "redis-py test suite (redis_py_test.py)" {
+        set script [file join $here redis_py_test.py]
+        set code [catch {exec $python -B $script [dict get $srv host] [dict get $srv port] $sock \
+            < /dev/null 2>@1} out]
+        set lines [split [string trimright $out \n] \n]
+        if {$code} {
+            # exec appends "child process exited abnormally" on exit 1.
+            if {[string match "child process exited abnormally" [lindex $lines end]]} {
+                set lines [lrange $lines 0 end-1]
+            }
+        }
+        set last [lindex $lines end]
+        set errs [lsearch -all -inline -regexp $lines {^(\[err\]|    )}]
+        assert {[regexp {^(\d+) passed, (\d+) failed$} $last -> np nf]} \
+            "no summary line; output:\n$out"
+        assert {$nf == 0} "redis-py failures:\n[join $errs \n]"
+        assert {$np >= 20} "only $np redis-py tests passed"
+        assert_equal 0 $code "exit status; output:\n$out"
+        assert_equal PONG [r $c PING]
+    }
+}
+
+finish
