@@ -162,9 +162,28 @@ static cairnCommand commandTable[] = {
     CMDS("memory", -2, 0, 0, "A container for memory diagnostics commands.", "4.0.0", "server", memorySubcommands),
     END};
 
-static uint64_t commandNameHash(const void *key) { return dictSdsCaseHash(key); }
-dictType commandTableDictType = {commandNameHash, NULL, NULL, dictSdsKeyCaseCompare,
-                                 dictSdsDestructor, NULL, NULL};
+/* Names are stored lower-case and looked up after lower-casing into a stack
+ * buffer: a case-sensitive hash is about twice as fast as the case-folding
+ * one, and this lookup runs for every command. */
+dictType commandTableDictType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, dictSdsDestructor,
+                                 NULL, NULL};
+
+#define COMMAND_NAME_MAX 64
+
+static cairnCommand *commandFind(const char *name, size_t len) {
+    if (len >= COMMAND_NAME_MAX) return NULL;
+    /* A stack sds (type 8 header) so the dict's sds functions apply. */
+    char buf[COMMAND_NAME_MAX + sizeof(struct sdshdr8)];
+    struct sdshdr8 *sh = (struct sdshdr8 *)buf;
+    sh->len = sh->alloc = (uint8_t)len;
+    sh->flags = SDS_TYPE_8;
+    for (size_t j = 0; j < len; j++) {
+        char ch = name[j];
+        sh->buf[j] = (ch >= 'A' && ch <= 'Z') ? ch + 32 : ch;
+    }
+    sh->buf[len] = '\0';
+    return dictFetchValue(server.commands, sh->buf);
+}
 
 void commandsInit(void) {
     server.commands = dictCreate(&commandTableDictType);
@@ -194,7 +213,7 @@ cairnCommand *commandLookupByName(const char *name) {
     sds *parts = sdssplitlen(n, sdslen(n), "|", 1, &count);
     cairnCommand *cmd = NULL;
     if (count >= 1) {
-        cmd = dictFetchValue(server.commands, parts[0]);
+        cmd = commandFind(parts[0], sdslen(parts[0]));
         if (cmd && count == 2) cmd = cmd->subcommands ? commandFindSub(cmd, parts[1], sdslen(parts[1])) : NULL;
         else if (count > 2) cmd = NULL;
     }
@@ -206,13 +225,13 @@ cairnCommand *commandLookupByName(const char *name) {
 /* The top-level command for argv[0], or the subcommand for argv[1] when
  * argv[0] is a container. NULL if unknown. */
 cairnCommand *commandLookup(robj **argv, int argc) {
-    cairnCommand *cmd = dictFetchValue(server.commands, argv[0]->ptr);
+    cairnCommand *cmd = commandFind(argv[0]->ptr, sdslen(argv[0]->ptr));
     if (!cmd || !cmd->subcommands || argc < 2) return cmd;
     return commandFindSub(cmd, argv[1]->ptr, sdslen(argv[1]->ptr));
 }
 
 static void commandRejectUnknown(client *c) {
-    cairnCommand *parent = dictFetchValue(server.commands, c->argv[0]->ptr);
+    cairnCommand *parent = commandFind(c->argv[0]->ptr, sdslen(c->argv[0]->ptr));
     if (parent && parent->subcommands && c->argc >= 2) {
         sds up = sdsnew(parent->name);
         sdstoupper(up);

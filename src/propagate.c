@@ -68,38 +68,65 @@ static void streamAppend(const char *p, size_t len) {
     }
 }
 
-static void streamAppendHeader(char prefix, long long n) {
-    char buf[LONG_STR_SIZE + 3];
-    buf[0] = prefix;
-    size_t l = 1 + ll2string(buf + 1, LONG_STR_SIZE, n);
-    buf[l++] = '\r';
-    buf[l++] = '\n';
-    streamAppend(buf, l);
+/* Commands are encoded into a stack buffer and appended in one piece; big
+ * arguments go straight to the stream. This keeps the per-command cost of
+ * the propagation path to a few memcpy calls. */
+typedef struct encBuf {
+    char buf[1024];
+    size_t len;
+} encBuf;
+
+static void encFlush(encBuf *e) {
+    if (e->len) streamAppend(e->buf, e->len);
+    e->len = 0;
 }
 
-static void streamAppendArg(robj *o) {
-    char num[LONG_STR_SIZE];
-    size_t len;
-    const char *p = stringObjectPtr(o, num, &len);
-    streamAppendHeader('$', (long long)len);
-    streamAppend(p, len);
-    streamAppend("\r\n", 2);
+static void encAdd(encBuf *e, const char *p, size_t len) {
+    if (e->len + len > sizeof(e->buf)) {
+        encFlush(e);
+        if (len > sizeof(e->buf) / 2) {
+            streamAppend(p, len);
+            return;
+        }
+    }
+    memcpy(e->buf + e->len, p, len);
+    e->len += len;
+}
+
+static void encHeader(encBuf *e, char prefix, long long n) {
+    char hdr[LONG_STR_SIZE + 3];
+    hdr[0] = prefix;
+    size_t l = 1 + ll2string(hdr + 1, LONG_STR_SIZE, n);
+    hdr[l++] = '\r';
+    hdr[l++] = '\n';
+    encAdd(e, hdr, l);
+}
+
+static void encArg(encBuf *e, const char *p, size_t len) {
+    encHeader(e, '$', (long long)len);
+    encAdd(e, p, len);
+    encAdd(e, "\r\n", 2);
 }
 
 void propagate(int dbid, robj **argv, int argc) {
+    encBuf e;
+    e.len = 0;
     if (dbid != stream.last_dbid) {
-        robj *sel[2];
-        sel[0] = createStringObject("SELECT", 6);
-        sel[1] = createStringObjectFromLongLong(dbid);
-        streamAppendHeader('*', 2);
-        streamAppendArg(sel[0]);
-        streamAppendArg(sel[1]);
-        decrRefCount(sel[0]);
-        decrRefCount(sel[1]);
+        char num[LONG_STR_SIZE];
+        int nl = ll2string(num, sizeof(num), dbid);
+        encHeader(&e, '*', 2);
+        encArg(&e, "SELECT", 6);
+        encArg(&e, num, nl);
         stream.last_dbid = dbid;
     }
-    streamAppendHeader('*', argc);
-    for (int j = 0; j < argc; j++) streamAppendArg(argv[j]);
+    encHeader(&e, '*', argc);
+    for (int j = 0; j < argc; j++) {
+        char num[LONG_STR_SIZE];
+        size_t len;
+        const char *p = stringObjectPtr(argv[j], num, &len);
+        encArg(&e, p, len);
+    }
+    encFlush(&e);
 }
 
 void propagateCommand(client *c) { propagate(c->db->id, c->argv, c->argc); }

@@ -54,18 +54,34 @@ uint32_t sdigits10(int64_t v) {
 }
 
 int ull2string(char *dst, size_t dstlen, unsigned long long value) {
-    char tmp[LONG_STR_SIZE];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + value % 10);
-        value /= 10;
-    } while (value);
+    /* Two digits per step from a pair table, written from the end: replies
+     * and the propagation stream format lengths for every argument, so this
+     * is on the hot path. */
+    static const char pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                   "25262728293031323334353637383940414243444546474849"
+                                   "50515253545556575859606162636465666768697071727374"
+                                   "75767778798081828384858687888990919293949596979899";
+    uint32_t n = digits10(value);
     if (n + 1 > dstlen) {
         if (dstlen) dst[0] = '\0';
         return 0;
     }
-    for (size_t j = 0; j < n; j++) dst[j] = tmp[n - 1 - j];
     dst[n] = '\0';
+    uint32_t pos = n - 1;
+    while (value >= 100) {
+        unsigned idx = (unsigned)(value % 100) * 2;
+        value /= 100;
+        dst[pos] = pairs[idx + 1];
+        dst[pos - 1] = pairs[idx];
+        pos -= 2;
+    }
+    if (value < 10) {
+        dst[pos] = (char)('0' + value);
+    } else {
+        unsigned idx = (unsigned)value * 2;
+        dst[pos] = pairs[idx + 1];
+        dst[pos - 1] = pairs[idx];
+    }
     return (int)n;
 }
 
