@@ -37,24 +37,24 @@ static replyBlock *replyNewBlock(client *c, size_t minsize) {
     return b;
 }
 
+/* Copy as much of s as fits into dst[*used..size); advances s and len. */
+static inline void replyFill(char *dst, size_t size, size_t *used, const char **s, size_t *len) {
+    size_t avail = size - *used;
+    size_t n = *len < avail ? *len : avail;
+    memcpy(dst + *used, *s, n);
+    *used += n;
+    *s += n;
+    *len -= n;
+}
+
 void replyAppendSlow(client *c, const char *s, size_t len) {
     if (c->reply_head == NULL) {
-        size_t avail = c->buf_size - c->bufpos;
-        size_t n = len < avail ? len : avail;
-        memcpy(c->buf + c->bufpos, s, n);
-        c->bufpos += n;
-        s += n;
-        len -= n;
+        replyFill(c->buf, c->buf_size, &c->bufpos, &s, &len);
         if (len == 0) return;
     }
     replyBlock *b = c->reply_tail;
     if (b) {
-        size_t avail = b->size - b->used;
-        size_t n = len < avail ? len : avail;
-        memcpy(b->buf + b->used, s, n);
-        b->used += n;
-        s += n;
-        len -= n;
+        replyFill(b->buf, b->size, &b->used, &s, &len);
         if (len == 0) return;
     }
     b = replyNewBlock(c, len);

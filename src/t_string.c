@@ -208,26 +208,25 @@ void psetexCommand(client *c) {
     setGeneric(c, SET_PX, c->argv[1], c->argv[3], c->argv[2], "+OK\r\n", NULL);
 }
 
-/* GET-like read: replies and returns the value, or NULL if it replied null
- * or an error (*err set). */
-static robj *stringLookupReadOrReply(client *c, robj *key, int *err) {
+/* Read lookup for the string commands: returns the value, or NULL after
+ * replying `missing` (a complete RESP reply; NULL means the null bulk) for a
+ * missing key or WRONGTYPE for another type. */
+static robj *stringLookupOrReply(client *c, robj *key, const char *missing) {
     robj *o = dbLookupRead(c->db, key);
-    *err = 0;
     if (!o) {
-        replyNull(c);
+        if (missing) replyRaw(c, missing, strlen(missing));
+        else replyNull(c);
         return NULL;
     }
     if (o->type != OBJ_STRING) {
         replyErrorWrongType(c);
-        *err = 1;
         return NULL;
     }
     return o;
 }
 
 void getCommand(client *c) {
-    int err;
-    robj *o = stringLookupReadOrReply(c, c->argv[1], &err);
+    robj *o = stringLookupOrReply(c, c->argv[1], NULL);
     if (o) replyBulk(c, o);
 }
 
@@ -260,8 +259,7 @@ void getsetCommand(client *c) {
 }
 
 void getdelCommand(client *c) {
-    int err;
-    robj *o = stringLookupReadOrReply(c, c->argv[1], &err);
+    robj *o = stringLookupOrReply(c, c->argv[1], NULL);
     if (!o) return;
     replyBulk(c, o);
     dbDelete(c->db, c->argv[1]);
@@ -528,15 +526,8 @@ void getrangeCommand(client *c) {
     long long start, end;
     if (getLongLongFromObjectOrReply(c, c->argv[2], &start, NULL) != C_OK) return;
     if (getLongLongFromObjectOrReply(c, c->argv[3], &end, NULL) != C_OK) return;
-    robj *o = dbLookupRead(c->db, c->argv[1]);
-    if (!o) {
-        replyConst(c, "$0\r\n\r\n");
-        return;
-    }
-    if (o->type != OBJ_STRING) {
-        replyErrorWrongType(c);
-        return;
-    }
+    robj *o = stringLookupOrReply(c, c->argv[1], "$0\r\n\r\n");
+    if (!o) return;
     char buf[LONG_STR_SIZE];
     size_t len;
     const char *str = stringObjectPtr(o, buf, &len);
@@ -555,16 +546,8 @@ void getrangeCommand(client *c) {
 }
 
 void strlenCommand(client *c) {
-    robj *o = dbLookupRead(c->db, c->argv[1]);
-    if (!o) {
-        replyConst(c, ":0\r\n");
-        return;
-    }
-    if (o->type != OBJ_STRING) {
-        replyErrorWrongType(c);
-        return;
-    }
-    replyLongLong(c, (long long)stringObjectLen(o));
+    robj *o = stringLookupOrReply(c, c->argv[1], ":0\r\n");
+    if (o) replyLongLong(c, (long long)stringObjectLen(o));
 }
 
 /* LCS: the classic dynamic programming table, then a walk back from the end
