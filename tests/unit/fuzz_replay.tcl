@@ -1,0 +1,77 @@
+# fuzz_replay.tcl -- the request parser's fuzz target (tests/fuzz/) in the
+# normal suite: the seed corpus is replayed by ./replay-resp (gcc, ASan and
+# UBSan, no libFuzzer needed), then a short libFuzzer session runs on a copy
+# of the corpus. Needs no server. Each part is skipped, with the reason, when
+# its compiler or runtime is missing.
+
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+
+set root [file normalize [file join [file dirname [info script]] .. ..]]
+set fuzzdir [file join $root tests fuzz]
+set corpus [file join $fuzzdir corpus]
+set fuzz_seconds 10
+
+# Runs a command, returns {exit-status combined-output}. A process killed by
+# a signal reports 128+signal, like a shell.
+proc run_cmd {args} {
+    set code [catch {exec {*}$args 2>@1} out opts]
+    if {!$code} { return [list 0 $out] }
+    set ec [dict get $opts -errorcode]
+    switch -- [lindex $ec 0] {
+        CHILDSTATUS { return [list [lindex $ec 2] $out] }
+        CHILDKILLED { return [list [expr {128 + [signum [lindex $ec 2]]}] "$out\n(killed by [lindex $ec 2])"] }
+        default { return [list 127 "$out\n($ec)"] }
+    }
+}
+
+proc signum {name} {
+    set n [lsearch {- SIGHUP SIGINT SIGQUIT SIGILL SIGTRAP SIGABRT SIGBUS SIGFPE SIGKILL SIGUSR1 SIGSEGV} $name]
+    return [expr {$n > 0 ? $n : 0}]
+}
+
+proc tail_lines {text n} {
+    set lines [split [string trimright $text \n] \n]
+    return [join [lrange $lines end-[expr {$n - 1}] end] \n]
+}
+
+proc make_fuzz {target args} {
+    return [run_cmd make -s -C $::fuzzdir $target {*}$args]
+}
+
+test "seed corpus replays cleanly under gcc ASan+UBSan (replay-resp)" {
+    if {[auto_execok make] eq ""} { skip_test "make not found" }
+    lassign [make_fuzz replay-resp] rc out
+    if {$rc != 0} {
+        skip_test "replay-resp does not build (gcc with -fsanitize=address,undefined): [tail_lines $out 3]"
+    }
+    set seeds [glob -nocomplain -type f -directory $corpus *]
+    assert_range [llength $seeds] 20 40 "seed files in tests/fuzz/corpus"
+    lassign [run_cmd [file join $fuzzdir replay-resp] $corpus] rc out
+    if {$rc != 0} {
+        error "replay-resp exited with status $rc:\n[tail_lines $out 25]"
+    }
+    assert_match "*[llength $seeds] inputs replayed without a failure*" $out
+}
+
+test "${fuzz_seconds} s libFuzzer session finds no crash (fuzz-resp)" {
+    if {[auto_execok make] eq ""} { skip_test "make not found" }
+    lassign [make_fuzz fuzz-resp] rc out
+    if {$rc != 0} {
+        skip_test "fuzz-resp does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [tail_lines $out 3]"
+    }
+    set work [file join $::cairn(tmp) fuzz]
+    lassign [make_fuzz run SECONDS=$fuzz_seconds WORK=$work MAX_LEN=4096] rc out
+    set f [open [file join $::cairn(tmp) fuzz.log] w]
+    puts $f $out
+    close $f
+    set artifacts [glob -nocomplain -type f -directory [file join $work artifacts] *]
+    if {$rc != 0 || [llength $artifacts]} {
+        error "libFuzzer failed (status $rc, artifacts: $artifacts), log in $::cairn(tmp)/fuzz.log:\n[tail_lines $out 30]"
+    }
+    assert_match "*Done * runs in * second*" $out
+    # The session really ran: it executed inputs and saw parser coverage.
+    assert [regexp {stat::number_of_executed_units:\s+(\d+)} $out -> execs] "no exec count in the output"
+    assert {$execs > 1000} "too few executions"
+}
+
+finish
