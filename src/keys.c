@@ -197,10 +197,9 @@ void renameCommand(client *c) { renameGeneric(c, 0); }
 void renamenxCommand(client *c) { renameGeneric(c, 1); }
 
 static robj *dupValue(robj *o) {
-    switch (o->type) {
-        case OBJ_STRING: return dupStringObject(o);
-        default: serverPanic("COPY of an unknown type");
-    }
+    if (o->type == OBJ_STRING) return dupStringObject(o);
+    if (o->type < OBJ_TYPE_MAX && objectTypes[o->type].dup) return objectTypes[o->type].dup(o);
+    serverPanic("COPY of an unknown type");
 }
 
 void copyCommand(client *c) {

@@ -104,12 +104,15 @@ void incrRefCount(robj *o) {
     if (o->refcount < OBJ_SHARED_REFCOUNT) o->refcount++;
 }
 
+objectTypeOps objectTypes[OBJ_TYPE_MAX];
+
 static void freeObjectValue(robj *o) {
-    switch (o->type) {
-        case OBJ_STRING:
-            if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
-            break;
-        default: serverPanic("Unknown object type");
+    if (o->type == OBJ_STRING) {
+        if (o->encoding == OBJ_ENCODING_RAW) sdsfree(o->ptr);
+    } else if (o->type < OBJ_TYPE_MAX && objectTypes[o->type].free) {
+        objectTypes[o->type].free(o);
+    } else {
+        serverPanic("Unknown object type");
     }
 }
 
@@ -244,6 +247,10 @@ const char *strEncoding(int encoding) {
         case OBJ_ENCODING_INT: return "int";
         case OBJ_ENCODING_HT: return "hashtable";
         case OBJ_ENCODING_EMBSTR: return "embstr";
+        case OBJ_ENCODING_INTSET: return "intset";
+        case OBJ_ENCODING_SKIPLIST: return "skiplist";
+        case OBJ_ENCODING_QUICKLIST: return "quicklist";
+        case OBJ_ENCODING_LISTPACK: return "listpack";
         default: return "unknown";
     }
 }
@@ -265,5 +272,7 @@ size_t objectComputeSize(const robj *o) {
         if (o->encoding == OBJ_ENCODING_EMBSTR) return zmalloc_size((void *)o);
         return sizeof(robj) + sdsAllocSize(o->ptr);
     }
+    if (o->type < OBJ_TYPE_MAX && objectTypes[o->type].size)
+        return sizeof(robj) + objectTypes[o->type].size((robj *)o);
     return sizeof(robj);
 }

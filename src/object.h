@@ -22,10 +22,19 @@
 #define OBJ_ZSET   3
 #define OBJ_HASH   4
 
-#define OBJ_ENCODING_RAW    0
-#define OBJ_ENCODING_INT    1
-#define OBJ_ENCODING_HT     2
-#define OBJ_ENCODING_EMBSTR 8
+/* The numbers are Redis', so OBJECT ENCODING and snapshots line up. */
+#define OBJ_ENCODING_RAW       0
+#define OBJ_ENCODING_INT       1
+#define OBJ_ENCODING_HT        2
+#define OBJ_ENCODING_INTSET    6
+#define OBJ_ENCODING_SKIPLIST  7
+#define OBJ_ENCODING_EMBSTR    8
+#define OBJ_ENCODING_QUICKLIST 9
+#define OBJ_ENCODING_LISTPACK  11
+
+#define OBJ_TYPE_MAX 5
+
+
 
 #define OBJ_SHARED_REFCOUNT     INT_MAX
 #define OBJ_SHARED_INTEGERS     10000
@@ -41,6 +50,16 @@ typedef struct robj {
     int refcount;
     void *ptr;
 } robj;
+
+/* Operations on values of the non-string types. Each type's module fills
+ * its slot (from a constructor function in that module), so the generic
+ * code (decrRefCount, COPY, MEMORY USAGE) needs no per-type switch. */
+typedef struct objectTypeOps {
+    void (*free)(robj *o);           /* free o->ptr and what it owns */
+    robj *(*dup)(robj *o);    /* deep copy, refcount 1 (COPY) */
+    size_t (*size)(robj *o);         /* approximate bytes (MEMORY USAGE) */
+} objectTypeOps;
+extern objectTypeOps objectTypes[OBJ_TYPE_MAX];
 
 #define sdsEncodedObject(o) ((o)->encoding == OBJ_ENCODING_RAW || (o)->encoding == OBJ_ENCODING_EMBSTR)
 

@@ -800,7 +800,34 @@ proc unknown_command {} {
 }
 
 # Returns {mode argv}. idx is the command index within the seed.
+# Plugins: each tests/helpers/diff_*.tcl file (one per data type) registers
+#   diff_plugin NAME WEIGHT PROC   PROC idx -> {mode argv}, a random command
+#   diff_dump PROC                 PROC key -> list of {mode argv} that read a
+#                                  key's whole value for the dataset check
+# WEIGHT is out of the 1000 the string and key commands share.
+set ::plugins {}
+set ::plugin_weight 0
+set ::dumpers {}
+proc diff_plugin {name weight procname} {
+    lappend ::plugins $name $weight $procname
+    incr ::plugin_weight $weight
+}
+proc diff_dump {procname} { lappend ::dumpers $procname }
+foreach f [lsort [glob -nocomplain [file join [file dirname [info script]] .. helpers diff_*.tcl]]] {
+    source $f
+}
+
 proc gen_command {idx} {
+    if {$::plugin_weight > 0} {
+        set r [rnd [expr {1000 + $::plugin_weight}]]
+        if {$r >= 1000} {
+            set r [expr {$r - 1000}]
+            foreach {name weight procname} $::plugins {
+                if {$r < $weight} { return [$procname $idx] }
+                set r [expr {$r - $weight}]
+            }
+        }
+    }
     set r [rnd 1000]
     # Weighted choice over command groups (cumulative thresholds).
     foreach {limit cmd} {
@@ -934,6 +961,7 @@ proc compare_dataset {ts rs} {
         foreach k [lsort $keys] {
             lappend cmds [list raw [list TYPE $k]] [list raw [list GET $k]] \
                     [list ms [list PTTL $k]] [list raw [list OBJECT ENCODING $k]]
+            foreach d $::dumpers { lappend cmds {*}[$d $k] }
         }
         # Pipelined: send everything, then read everything.
         set pipe ""

@@ -34,6 +34,16 @@ proc tail_lines {text n} {
     return [join [lrange $lines end-[expr {$n - 1}] end] \n]
 }
 
+# The last lines of a command's output on one line (for skip reasons).
+proc oneline {text} {
+    set lines {}
+    foreach l [split $text \n] {
+        set l [string trim $l]
+        if {$l ne "" && $l ne "child process exited abnormally"} { lappend lines $l }
+    }
+    return [join [lrange $lines end-1 end] " | "]
+}
+
 proc make_fuzz {target args} {
     return [run_cmd make -s -C $::fuzzdir $target {*}$args]
 }
@@ -42,7 +52,7 @@ test "seed corpus replays cleanly under gcc ASan+UBSan (replay-resp)" {
     if {[auto_execok make] eq ""} { skip_test "make not found" }
     lassign [make_fuzz replay-resp] rc out
     if {$rc != 0} {
-        skip_test "replay-resp does not build (gcc with -fsanitize=address,undefined): [tail_lines $out 3]"
+        skip_test "replay-resp does not build (gcc with -fsanitize=address,undefined): [oneline $out]"
     }
     set seeds [glob -nocomplain -type f -directory $corpus *]
     assert_range [llength $seeds] 20 40 "seed files in tests/fuzz/corpus"
@@ -57,7 +67,7 @@ test "${fuzz_seconds} s libFuzzer session finds no crash (fuzz-resp)" {
     if {[auto_execok make] eq ""} { skip_test "make not found" }
     lassign [make_fuzz fuzz-resp] rc out
     if {$rc != 0} {
-        skip_test "fuzz-resp does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [tail_lines $out 3]"
+        skip_test "fuzz-resp does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [oneline $out]"
     }
     set work [file join $::cairn(tmp) fuzz]
     lassign [make_fuzz run SECONDS=$fuzz_seconds WORK=$work MAX_LEN=4096] rc out
