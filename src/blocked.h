@@ -36,6 +36,8 @@ int getTimeoutFromObjectOrReply(struct client *c, struct robj *obj, long long *t
 void signalKeyAsReady(struct serverDb *db, struct robj *key, int type);
 /* Serve the waiters of the keys signalled since the last call. */
 void handleClientsBlockedOnKeys(void);
+/* Process input that arrived for clients while they were blocked. */
+void processUnblockedClients(void);
 /* Cron: reply to and release waiters whose timeout passed. */
 void blockedCheckTimeouts(void);
 /* Disconnect / CLIENT UNBLOCK / RESET: release without serving. */

@@ -12,6 +12,7 @@
  * them and beforeSleep frees them, so a connection stays valid for the rest
  * of the event that closed it. */
 #include "server.h"
+#include "blocked.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -99,6 +100,9 @@ void clientFree(client *c) {
     if (c->flags & CLIENT_MONITOR)
         clientUnlinkList(&server.monitors, c, offsetof(client, monitor_next));
     if (server.current_client == c) server.current_client = NULL;
+    if (c->flags & CLIENT_BLOCKED) unblockClient(c);
+    if (c->flags & CLIENT_UNBLOCKED)
+        clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
     clientFreeArgv(c);
     zfree(c->argv);
     respFree(&c->req);
@@ -168,7 +172,7 @@ void clientProcessInput(client *c) {
     respLimits lim;
     lim.max_bulk_len = cfg.proto_max_bulk_len;
     while (c->qb_pos < sdslen(c->querybuf)) {
-        if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP)) break;
+        if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED)) break;
         lim.unauthenticated = !(c->flags & CLIENT_AUTHENTICATED);
         const char *base = c->querybuf + c->qb_pos;
         int st = respParse(&c->req, base, sdslen(c->querybuf) - c->qb_pos, &lim);
@@ -190,6 +194,9 @@ void clientProcessInput(client *c) {
         if (c->argc == 0) continue; /* empty line or *0 */
         c->last_interaction = server.unixtime_ms;
         commandProcess(c);
+        /* A blocked command keeps its argv: it runs again when a key it
+         * waits for becomes ready. */
+        if (c->flags & CLIENT_BLOCKED) break;
         clientReset(c);
     }
     if (c->qb_pos) {

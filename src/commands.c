@@ -7,6 +7,12 @@
  * step; last < 0 counts from the end), the ACL categories COMMAND INFO shows,
  * and the text COMMAND DOCS returns. */
 #include "server.h"
+#include "blocked.h"
+#include "t_bits.h"
+#include "t_hash.h"
+#include "t_list.h"
+#include "t_set.h"
+#include "t_zset.h"
 
 #include <stdio.h>
 
@@ -52,6 +58,7 @@ static cairnCommand clientSubcommands[] = {
     CMD("kill", clientCommand, -3, A | NS | L | S, CN, 0, 0, 0, "Terminates open connections.", "2.4.0", "connection"),
     CMD("no-evict", clientCommand, 3, A | NS | L | S, CN, 0, 0, 0, "Sets the client eviction mode of the connection.", "7.0.0", "connection"),
     CMD("reply", clientCommand, 3, NS | L | S, CN, 0, 0, 0, "Instructs the server whether to reply to commands.", "3.2.0", "connection"),
+    CMD("unblock", clientCommand, -3, A | NS | L | S, CN, 0, 0, 0, "Unblocks a client blocked by a blocking command from a different connection.", "5.0.0", "connection"),
     CMD("help", clientCommand, 2, L | S, CN, 0, 0, 0, "Returns helpful text about the different subcommands.", "5.0.0", "connection"),
     END};
 
@@ -113,6 +120,12 @@ static cairnCommand commandTable[] = {
     CMD("substr", getrangeCommand, 4, R, STR, 1, 1, 1, "Returns a substring from a string value.", "1.0.0", "string"),
     CMD("strlen", strlenCommand, 2, R | F, STR, 1, 1, 1, "Returns the length of a string value.", "2.2.0", "string"),
     CMD("lcs", lcsCommand, -3, R, STR, 1, 2, 1, "Finds the longest common substring.", "7.0.0", "string"),
+    /* data types: rows live next to their commands' declarations */
+    LIST_COMMANDS
+    HASH_COMMANDS
+    SET_COMMANDS
+    ZSET_COMMANDS
+    BITS_COMMANDS
     /* keyspace */
     CMD("del", delCommand, -2, W, K, 1, -1, 1, "Deletes one or more keys.", "1.0.0", "generic"),
     CMD("unlink", unlinkCommand, -2, W | F, K, 1, -1, 1, "Asynchronously deletes one or more keys.", "4.0.0", "generic"),
@@ -278,6 +291,9 @@ int commandProcess(client *c) {
     }
     /* CLIENT REPLY OFF/SKIP: drop whatever this command said. */
     if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) replyRollback(c, &c->cmd_mark);
+    /* Keys this command created may wake blocked clients, served right
+     * after it so they see the state it left. */
+    if (server.blocked_clients) handleClientsBlockedOnKeys();
     return C_OK;
 }
 

@@ -4,6 +4,7 @@
  * They read and change the calling client's state (protocol, name,
  * authentication, reply mode) and, for CLIENT KILL/LIST, other clients'. */
 #include "server.h"
+#include "blocked.h"
 
 #include <stdlib.h>
 
@@ -280,6 +281,8 @@ void clientCommand(client *c) {
         "    Control the replies sent to the current connection.",
         "SETNAME <name>",
         "    Assign the name <name> to the current connection.",
+        "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+        "    Unblock the specified blocked client.",
         "NO-EVICT (ON|OFF)",
         "    Protect current client connection from eviction.",
         NULL};
@@ -333,6 +336,18 @@ void clientCommand(client *c) {
         sdsfree(s);
     } else if (!strcasecmp(sub, "kill")) {
         clientKill(c);
+    } else if (!strcasecmp(sub, "unblock") && (c->argc == 3 || c->argc == 4)) {
+        long long id;
+        int with_error = 0;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &id, NULL) != C_OK) return;
+        if (c->argc == 4) {
+            if (argEq(c->argv[3], "error")) with_error = 1;
+            else if (!argEq(c->argv[3], "timeout")) {
+                replyError(c, "ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+                return;
+            }
+        }
+        replyLongLong(c, unblockClientById((unsigned long long)id, with_error));
     } else if (!strcasecmp(sub, "no-evict")) {
         if (argEq(c->argv[2], "on")) {
             c->flags |= CLIENT_NO_EVICT;

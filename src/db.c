@@ -12,6 +12,7 @@
  * server.stat_lookups counts every search of a main dict (DEBUG LOOKUPS), so
  * tests can check that rule. */
 #include "server.h"
+#include "blocked.h"
 
 uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
 
@@ -184,12 +185,17 @@ void dbSetValue(keyRef *ref, robj *val) {
     sds k = sdsnewkey(ref->key->ptr, sdslen(ref->key->ptr));
     ref->de = dictInsertAtPos(ref->db->dict, k, &ref->pos);
     dictSetVal(ref->db->dict, ref->de, val);
+    /* A new list or sorted set may be what blocked clients wait for. */
+    if (server.blocked_clients && (val->type == OBJ_LIST || val->type == OBJ_ZSET))
+        signalKeyAsReady(ref->db, ref->key, val->type);
 }
 
 void dbOverwriteValue(keyRef *ref, robj *val) {
     robj *old = dictGetVal(ref->de);
     dictSetVal(ref->db->dict, ref->de, val);
     if (old != val) decrRefCount(old);
+    if (server.blocked_clients && (val->type == OBJ_LIST || val->type == OBJ_ZSET))
+        signalKeyAsReady(ref->db, ref->key, val->type);
 }
 
 void dbAdd(serverDb *db, robj *key, robj *val) {
@@ -273,6 +279,23 @@ void dbSwap(int id1, int id2) {
     b->expires = e;
     b->avg_ttl = ttl;
     a->expires_cursor = b->expires_cursor = 0;
+    if (server.blocked_clients) {
+        /* Every key of either database may now be what someone waits for. */
+        serverDb *dbs[2] = {a, b};
+        for (int j = 0; j < 2; j++) {
+            dictIterator di;
+            dictInitIterator(&di, dbs[j]->dict);
+            dictEntry *de;
+            while ((de = dictNext(&di)) != NULL) {
+                robj *v = dictGetVal(de);
+                if (v->type != OBJ_LIST && v->type != OBJ_ZSET) continue;
+                robj *k = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
+                signalKeyAsReady(dbs[j], k, v->type);
+                decrRefCount(k);
+            }
+            dictResetIterator(&di);
+        }
+    }
 }
 
 /* Hooks for WATCH / client tracking and keyspace events: call sites are in

@@ -138,10 +138,10 @@ static sds infoClients(sds s) {
                         "maxclients:%u\r\n"
                         "client_recent_max_input_buffer:%zu\r\n"
                         "client_recent_max_output_buffer:%zu\r\n"
-                        "blocked_clients:0\r\n"
+                        "blocked_clients:%lu\r\n"
                         "tracking_clients:0\r\n"
                         "clients_in_timeout_table:0\r\n",
-                        server.nclients, cfg.maxclients, maxin, maxout);
+                        server.nclients, cfg.maxclients, maxin, maxout, server.blocked_clients);
 }
 
 static sds infoMemory(sds s) {

@@ -76,66 +76,74 @@ static void scanCallback(void *privdata, const dictEntry *de) {
     k->keys[k->count++] = dictGetKey(de);
 }
 
-void scanCommand(client *c) {
-    const char *cs = c->argv[1]->ptr;
+int scanParseCursorOrReply(client *c, robj *o, unsigned long *cursor) {
+    const char *cs = o->ptr;
     char *eptr;
     errno = 0;
-    unsigned long cursor = strtoul(cs, &eptr, 10);
+    *cursor = strtoul(cs, &eptr, 10);
     if (isspace((unsigned char)cs[0]) || eptr[0] != '\0' || errno == ERANGE) {
         replyError(c, "ERR invalid cursor");
-        return;
+        return C_ERR;
     }
-    long count = 10;
-    sds pat = NULL;
-    const char *typename = NULL;
-    for (int i = 2; i < c->argc;) {
+    return C_OK;
+}
+
+int scanParseOptionsOrReply(client *c, int start, scanOptions *opt, int allow_type) {
+    opt->count = 10;
+    opt->pattern = NULL;
+    opt->type = NULL;
+    for (int i = start; i < c->argc;) {
         int left = c->argc - i;
         if (argEq(c->argv[i], "count") && left >= 2) {
-            if (getLongFromObjectOrReply(c, c->argv[i + 1], &count, NULL) != C_OK) return;
-            if (count < 1) {
+            if (getLongFromObjectOrReply(c, c->argv[i + 1], &opt->count, NULL) != C_OK)
+                return C_ERR;
+            if (opt->count < 1) {
                 replyErrorSyntax(c);
-                return;
+                return C_ERR;
             }
             i += 2;
         } else if (argEq(c->argv[i], "match") && left >= 2) {
-            pat = c->argv[i + 1]->ptr;
-            if (sdslen(pat) == 1 && pat[0] == '*') pat = NULL;
+            opt->pattern = c->argv[i + 1]->ptr;
+            if (sdslen(opt->pattern) == 1 && opt->pattern[0] == '*') opt->pattern = NULL;
             i += 2;
-        } else if (argEq(c->argv[i], "type") && left >= 2) {
-            typename = c->argv[i + 1]->ptr;
+        } else if (allow_type && argEq(c->argv[i], "type") && left >= 2) {
+            opt->type = c->argv[i + 1]->ptr;
             i += 2;
         } else {
             replyErrorSyntax(c);
-            return;
+            return C_ERR;
         }
     }
+    return C_OK;
+}
+
+int scanMatches(const scanOptions *opt, const char *s, size_t len) {
+    return !opt->pattern || stringmatchlen(opt->pattern, sdslen(opt->pattern), s, (int)len, 0);
+}
+
+void scanCommand(client *c) {
+    unsigned long cursor;
+    scanOptions opt;
+    if (scanParseCursorOrReply(c, c->argv[1], &cursor) != C_OK) return;
+    if (scanParseOptionsOrReply(c, 2, &opt, 1) != C_OK) return;
     scanKeys k = {NULL, 0, 0};
-    long maxiterations = count * 10;
+    long maxiterations = opt.count * 10;
     /* The keys are collected first and filtered after: filtering may delete
      * expired keys, which must not happen while the table is being scanned. */
     do {
         cursor = dictScan(c->db->dict, cursor, scanCallback, &k);
-    } while (cursor && maxiterations-- && k.count < (unsigned long)count);
+    } while (cursor && maxiterations-- && k.count < (unsigned long)opt.count);
     robj **out = zmalloc(sizeof(robj *) * (k.count ? k.count : 1));
     unsigned long n = 0;
     for (unsigned long j = 0; j < k.count; j++) {
         sds key = k.keys[j];
-        if (pat && !stringmatchlen(pat, sdslen(pat), key, sdslen(key), 0)) continue;
+        if (!scanMatches(&opt, key, sdslen(key))) continue;
         robj *kobj = createStringObject(key, sdslen(key));
-        robj *val = NULL;
-        if (typename) {
-            val = dbLookupReadNoTouch(c->db, kobj);
-            if (!val || strcasecmp(typename, strType(val->type)) != 0) {
-                decrRefCount(kobj);
-                continue;
-            }
-        } else {
-            /* May delete the key if it expired: k.keys[j] is not used after. */
-            val = dbLookupReadNoTouch(c->db, kobj);
-            if (!val) {
-                decrRefCount(kobj);
-                continue;
-            }
+        /* May delete the key if it expired: k.keys[j] is not used after. */
+        robj *val = dbLookupReadNoTouch(c->db, kobj);
+        if (!val || (opt.type && strcasecmp(opt.type, strType(val->type)) != 0)) {
+            decrRefCount(kobj);
+            continue;
         }
         out[n++] = kobj;
     }

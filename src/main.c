@@ -6,6 +6,7 @@
  * active expiry and rehashing. Before each sleep pending replies are written
  * and clients marked for closing are freed. */
 #include "server.h"
+#include "blocked.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -128,6 +129,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     }
     infoTrackSamples();
     clientsCron();
+    blockedCheckTimeouts();
     if (debugActiveExpireEnabled()) dbsCron();
     else if (cfg.activerehashing) {
         for (int j = 0; j < cfg.dbnum; j++)
@@ -139,6 +141,8 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
 
 static void beforeSleep(eventLoop *el) {
     (void)el;
+    handleClientsBlockedOnKeys();
+    processUnblockedClients();
     clientsHandlePendingWrites();
     clientsFreePendingClose();
 }

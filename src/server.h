@@ -55,6 +55,10 @@
 #define CLIENT_FAKE              (1ULL << 11)
 #define CLIENT_AUTHENTICATED     (1ULL << 12)
 #define CLIENT_IN_FREE_LIST      (1ULL << 13)
+#define CLIENT_BLOCKED           (1ULL << 14) /* waiting in blocked.c */
+#define CLIENT_DENY_BLOCKING     (1ULL << 15) /* blocking commands must not block (MULTI, scripts) */
+#define CLIENT_REEXECUTING       (1ULL << 16) /* a blocked command re-run because a key is ready */
+#define CLIENT_UNBLOCKED         (1ULL << 17) /* in server.unblocked: input waits to be processed */
 
 /* Command flags (the subset of Redis' that matters to the core now). */
 #define CMD_WRITE      (1ULL << 0)
@@ -153,6 +157,14 @@ typedef struct client {
     struct client *monitor_next; /* server.monitors */
     struct client *close_next;   /* server.clients_to_close */
     replyMark cmd_mark;          /* where this command's reply starts */
+    /* Blocking (blocked.c) */
+    int btype;                   /* type the keys must have to wake us */
+    int bnumkeys;
+    robj **bkeys;                /* keys we wait on (own references) */
+    serverDb *bdb;
+    long long btimeout;          /* absolute unix ms, 0 = forever */
+    int btimeout_reply;
+    struct client *unblocked_next; /* server.unblocked */
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;
@@ -188,6 +200,8 @@ struct cairnServer {
     client *pending_writes;      /* clients with output to flush before sleeping */
     client *monitors;
     client *clients_to_close;
+    client *unblocked;           /* served waiters whose further input waits */
+    unsigned long blocked_clients;
     client *current_client;
     uint64_t next_client_id;
     /* Time: cached once per event loop iteration and per command */
@@ -448,6 +462,16 @@ void monitorCommand(client *c);
 void lastsaveCommand(client *c);
 void memoryCommand(client *c);
 void latencyCommand(client *c);
+
+/* SCAN family (keys.c): HSCAN/SSCAN/ZSCAN parse with the same rules. */
+typedef struct scanOptions {
+    long count;
+    sds pattern;      /* NULL: match everything */
+    const char *type; /* SCAN TYPE filter, NULL: none */
+} scanOptions;
+int scanParseCursorOrReply(client *c, robj *o, unsigned long *cursor);
+int scanParseOptionsOrReply(client *c, int start, scanOptions *opt, int allow_type);
+int scanMatches(const scanOptions *opt, const char *s, size_t len);
 
 /* Helpers commands share */
 int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const char *msg);
