@@ -101,6 +101,7 @@ void clientFree(client *c) {
         clientUnlinkList(&server.monitors, c, offsetof(client, monitor_next));
     if (server.current_client == c) server.current_client = NULL;
     if (c->flags & CLIENT_BLOCKED) unblockClient(c);
+    pubsubUnsubscribeAllClient(c, 0);
     if (c->flags & CLIENT_UNBLOCKED)
         clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
     clientFreeArgv(c);
@@ -349,13 +350,12 @@ void clientsHandlePendingWrites(void) {
 }
 
 int clientType(client *c) {
-    (void)c;
+    if (c->flags & CLIENT_PUBSUB) return CLIENT_TYPE_PUBSUB;
     return CLIENT_TYPE_NORMAL;
 }
 
 const char *clientTypeName(client *c) {
-    (void)c;
-    return "normal";
+    return clientType(c) == CLIENT_TYPE_PUBSUB ? "pubsub" : "normal";
 }
 
 /* Apply client-output-buffer-limit for the client's class. Returns 1 if the
@@ -493,6 +493,8 @@ int clientsCron(void) {
 static void clientFlagsString(client *c, char *buf) {
     char *p = buf;
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
+    if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
+    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
     if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
@@ -521,12 +523,15 @@ sds clientInfoString(sds s, client *c) {
     size_t totmem = sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes + argvmem;
     return sdscatprintf(
         s,
-        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=0 psub=0 "
-        "ssub=0 multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
+        "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lu psub=%lu "
+        "ssub=%lu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
         "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d",
         (unsigned long long)c->id, c->peer, laddr, c->conn ? c->conn->fd : -1,
         c->name ? c->name : "", (long long)(server.unixtime - c->ctime),
-        (server.unixtime_ms - c->last_interaction) / 1000, flags, c->db ? c->db->id : 0, qbuf,
+        (server.unixtime_ms - c->last_interaction) / 1000, flags, c->db ? c->db->id : 0,
+        c->pubsub_channels ? dictSize(c->pubsub_channels) : 0,
+        c->pubsub_patterns ? dictSize(c->pubsub_patterns) : 0,
+        c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0, qbuf,
         qfree, argvmem, c->buf_size, c->bufpos, obl, oll, c->reply_bytes, totmem, events,
         c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp);
 }

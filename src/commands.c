@@ -96,6 +96,15 @@ static cairnCommand memorySubcommands[] = {
     CMD("help", memoryCommand, 2, L | S, 0, 0, 0, 0, "Returns helpful text about the different subcommands.", "4.0.0", "server"),
     END};
 
+static cairnCommand pubsubSubcommands[] = {
+    CMD("channels", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns the active channels.", "2.8.0", "pubsub"),
+    CMD("numpat", pubsubCommand, 2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns a count of unique pattern subscriptions.", "2.8.0", "pubsub"),
+    CMD("numsub", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns a count of subscribers to channels.", "2.8.0", "pubsub"),
+    CMD("shardchannels", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns the active shard channels.", "7.0.0", "pubsub"),
+    CMD("shardnumsub", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns the count of subscribers of shard channels.", "7.0.0", "pubsub"),
+    CMD("help", pubsubCommand, 2, L | S, 0, 0, 0, 0, "Returns helpful text about the different subcommands.", "6.2.0", "pubsub"),
+    END};
+
 static cairnCommand commandTable[] = {
     /* strings */
     CMD("get", getCommand, 2, R | F, STR, 1, 1, 1, "Returns the string value of a key.", "1.0.0", "string"),
@@ -154,6 +163,16 @@ static cairnCommand commandTable[] = {
     CMD("expiretime", expiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix timestamp.", "7.0.0", "generic"),
     CMD("pexpiretime", pexpiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0", "generic"),
     CMD("persist", persistCommand, 2, W | F, K, 1, 1, 1, "Removes the expiration time of a key.", "2.2.0", "generic"),
+    /* pub/sub */
+    CMD("subscribe", subscribeCommand, -2, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Listens for messages published to channels.", "2.0.0", "pubsub"),
+    CMD("unsubscribe", unsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Stops listening to messages posted to channels.", "2.0.0", "pubsub"),
+    CMD("psubscribe", psubscribeCommand, -2, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Listens for messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
+    CMD("punsubscribe", punsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Stops listening to messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
+    CMD("ssubscribe", ssubscribeCommand, -2, CMD_PUBSUB | NS | L | S, 0, 1, -1, 1, "Listens for messages published to shard channels.", "7.0.0", "pubsub"),
+    CMD("sunsubscribe", sunsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, 0, 1, -1, 1, "Stops listening to messages posted to shard channels.", "7.0.0", "pubsub"),
+    CMD("publish", publishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, 0, 0, 0, 0, "Posts a message to a channel.", "2.0.0", "pubsub"),
+    CMD("spublish", spublishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, 0, 1, 1, 1, "Post a message to a shard channel", "7.0.0", "pubsub"),
+    CMDS("pubsub", -2, 0, 0, "A container for Pub/Sub commands.", "2.8.0", "pubsub", pubsubSubcommands),
     /* connection */
     CMD("ping", pingCommand, -1, F | SE, CN, 0, 0, 0, "Returns the server's liveliness response.", "1.0.0", "connection"),
     CMD("echo", echoCommand, 2, F, CN, 0, 0, 0, "Returns the given string.", "1.0.0", "connection"),
@@ -265,6 +284,14 @@ static void commandRejectUnknown(client *c) {
     sdsfree(args);
 }
 
+/* A RESP2 connection with subscriptions speaks only the Pub/Sub dialect. */
+static int commandAllowedInPubsub(cairnCommand *cmd) {
+    commandProc *p = cmd->proc;
+    return p == pingCommand || p == subscribeCommand || p == unsubscribeCommand ||
+           p == psubscribeCommand || p == punsubscribeCommand || p == ssubscribeCommand ||
+           p == sunsubscribeCommand || p == quitCommand || p == resetCommand;
+}
+
 int commandProcess(client *c) {
     replyBegin(c); /* the one output check of this command */
     replyMarkGet(c, &c->cmd_mark);
@@ -280,6 +307,11 @@ int commandProcess(client *c) {
     } else if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
         cmd->rejected_calls++;
         replyError(c, "NOAUTH Authentication required.");
+    } else if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !commandAllowedInPubsub(cmd)) {
+        cmd->rejected_calls++;
+        replyErrorFormat(c, "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
+                            "QUIT / RESET are allowed in this context",
+                         cmd->fullname);
     } else if ((cmd->flags & CMD_PROTECTED) &&
                !configAllowProtectedAction(cfg.enable_debug_cmd, c)) {
         cmd->rejected_calls++;

@@ -13,6 +13,13 @@ void pingCommand(client *c) {
         replyErrorArity(c);
         return;
     }
+    if ((c->flags & CLIENT_PUBSUB) && c->resp == 2) {
+        /* In subscriber mode replies are arrays, so PING answers like a message. */
+        replyConst(c, "*2\r\n$4\r\npong\r\n");
+        if (c->argc == 1) replyConst(c, "$0\r\n\r\n");
+        else replyBulk(c, c->argv[1]);
+        return;
+    }
     if (c->argc == 1) replyConst(c, "+PONG\r\n");
     else replyBulk(c, c->argv[1]);
 }
@@ -153,6 +160,7 @@ void resetCommand(client *c) {
         while (*pp && *pp != c) pp = &(*pp)->monitor_next;
         if (*pp) *pp = c->monitor_next;
     }
+    pubsubUnsubscribeAllClient(c, 0);
     if (cfg.requirepass) c->flags &= ~CLIENT_AUTHENTICATED;
     else c->flags |= CLIENT_AUTHENTICATED;
     replyConst(c, "+RESET\r\n");

@@ -298,8 +298,9 @@ void dbSwap(int id1, int id2) {
     }
 }
 
-/* Hooks for WATCH / client tracking and keyspace events: call sites are in
- * place; the Pub/Sub and transactions work gives them bodies. */
+/* Hooks for WATCH and client tracking: call sites are in place; the
+ * transactions and tracking work gives them bodies. (Keyspace events are
+ * delivered by pubsub.c.) */
 void signalModifiedKey(client *c, serverDb *db, robj *key) {
     (void)c;
     (void)db;
@@ -308,12 +309,6 @@ void signalModifiedKey(client *c, serverDb *db, robj *key) {
 
 void signalFlushedDb(int dbid) { (void)dbid; }
 
-void notifyKeyspaceEvent(int type, const char *event, robj *key, int dbid) {
-    if (!(cfg.notify_keyspace_events & type)) return;
-    (void)event;
-    (void)key;
-    (void)dbid;
-}
 
 /* ---- active expiry ---- */
 

@@ -219,8 +219,8 @@ static sds infoStats(sds s) {
         "total_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\n"
         "keyspace_misses:%lld\r\n"
-        "pubsub_channels:0\r\n"
-        "pubsub_patterns:0\r\n"
+        "pubsub_channels:%lu\r\n"
+        "pubsub_patterns:%lu\r\n"
         "latest_fork_usec:0\r\n"
         "total_forks:0\r\n"
         "migrate_cached_sockets:0\r\n"
@@ -247,6 +247,7 @@ static sds infoStats(sds s) {
         server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_rejected_conn,
         server.stat_expiredkeys, server.stat_expired_time_cap_reached_count,
         server.stat_evictedkeys, server.stat_keyspace_hits, server.stat_keyspace_misses,
+        pubsubTotalChannels(), pubsubTotalPatterns(),
         server.stat_unexpected_error_replies, server.stat_total_error_replies,
         server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);

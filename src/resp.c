@@ -47,13 +47,21 @@ void respFree(respRequest *r) {
     r->argcap = 0;
 }
 
+/* Find a line terminator the way Redis does (strchr on its NUL-terminated
+ * query buffer): a NUL byte ends the search, so a line holding a NUL before
+ * its terminator is not complete yet. Matching this keeps replies to odd
+ * input identical to Redis'. */
+static const char *respFindTerminator(const char *p, char ch, size_t len) {
+    return memchr(p, ch, strnlen(p, len));
+}
+
 static int respError(respRequest *r, const char *err) {
     r->err = err;
     return RESP_ERROR;
 }
 
 static int respParseInline(respRequest *r, const char *buf, size_t len) {
-    const char *nl = memchr(buf, '\n', len);
+    const char *nl = respFindTerminator(buf, '\n', len);
     if (nl == NULL) {
         if (len > RESP_INLINE_MAX) return respError(r, "ERR Protocol error: too big inline request");
         return RESP_NEED_MORE;
@@ -78,7 +86,7 @@ static int respParseMultibulk(respRequest *r, const char *buf, size_t len,
     long long ll;
     if (r->multibulk_left == 0) {
         /* The count line: "*<n>\r\n" */
-        const char *cr = memchr(buf, '\r', len);
+        const char *cr = respFindTerminator(buf, '\r', len);
         if (cr == NULL) {
             if (len > RESP_INLINE_MAX)
                 return respError(r, "ERR Protocol error: too big mbulk count string");
@@ -102,7 +110,7 @@ static int respParseMultibulk(respRequest *r, const char *buf, size_t len,
         if (r->bulklen == -1) {
             const char *p = buf + r->pos;
             size_t avail = len - r->pos;
-            const char *cr = memchr(p, '\r', avail);
+            const char *cr = respFindTerminator(p, '\r', avail);
             if (cr == NULL) {
                 if (avail > RESP_INLINE_MAX)
                     return respError(r, "ERR Protocol error: too big bulk count string");

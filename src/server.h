@@ -59,6 +59,7 @@
 #define CLIENT_DENY_BLOCKING     (1ULL << 15) /* blocking commands must not block (MULTI, scripts) */
 #define CLIENT_REEXECUTING       (1ULL << 16) /* a blocked command re-run because a key is ready */
 #define CLIENT_UNBLOCKED         (1ULL << 17) /* in server.unblocked: input waits to be processed */
+#define CLIENT_PUBSUB            (1ULL << 18) /* has (shard) channel or pattern subscriptions */
 
 /* Command flags (the subset of Redis' that matters to the core now). */
 #define CMD_WRITE      (1ULL << 0)
@@ -165,6 +166,8 @@ typedef struct client {
     long long btimeout;          /* absolute unix ms, 0 = forever */
     int btimeout_reply;
     struct client *unblocked_next; /* server.unblocked */
+    /* Pub/Sub (pubsub.c): name -> NULL, created on first subscription */
+    dict *pubsub_channels, *pubsub_patterns, *pubsub_shard_channels;
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;
@@ -390,6 +393,23 @@ void monitorFeed(client *c, serverDb *db, robj **argv, int argc);
 sds infoGenerate(sds info, const char *section, int all, int everything);
 void errorStatIncr(const char *err, size_t len);
 void errorStatsReset(void);
+
+/* --- pubsub.c --- */
+long long pubsubPublish(robj *channel, robj *msg);
+void pubsubUnsubscribeAllClient(client *c, int notify);
+unsigned long pubsubClientSubscriptions(client *c);
+unsigned long pubsubTotalChannels(void);
+unsigned long pubsubTotalPatterns(void);
+unsigned long pubsubTotalShardChannels(void);
+void subscribeCommand(client *c);
+void unsubscribeCommand(client *c);
+void psubscribeCommand(client *c);
+void punsubscribeCommand(client *c);
+void ssubscribeCommand(client *c);
+void sunsubscribeCommand(client *c);
+void publishCommand(client *c);
+void spublishCommand(client *c);
+void pubsubCommand(client *c);
 
 /* --- Commands (one function each, registered in commands.c) --- */
 /* strings: t_string.c */

@@ -229,10 +229,10 @@ static void check_after_parse(pass *ps, respRequest *r, const char *buf, size_t 
         if (st == RESP_NEED_MORE) {
             CHECK(r->argc == 0);
             CHECK(r->inline_argv == NULL);
-            CHECK(memchr(buf, '\n', len) == NULL);
+            CHECK(memchr(buf, '\n', strnlen(buf, len)) == NULL);
             return;
         }
-        const char *nl = memchr(buf, '\n', len);
+        const char *nl = memchr(buf, '\n', strnlen(buf, len));
         CHECK(nl != NULL);
         CHECK(r->pos == (size_t)(nl - buf) + 1);
         CHECK(r->inline_argv != NULL);
