@@ -102,6 +102,7 @@ void clientFree(client *c) {
     if (server.current_client == c) server.current_client = NULL;
     if (c->flags & CLIENT_BLOCKED) unblockClient(c);
     pubsubUnsubscribeAllClient(c, 0);
+    multiDiscard(c);
     if (c->flags & CLIENT_UNBLOCKED)
         clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
     clientFreeArgv(c);
@@ -494,6 +495,8 @@ static void clientFlagsString(client *c, char *buf) {
     char *p = buf;
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
+    if (c->flags & CLIENT_MULTI) *p++ = 'x';
+    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
@@ -524,14 +527,15 @@ sds clientInfoString(sds s, client *c) {
     return sdscatprintf(
         s,
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lu psub=%lu "
-        "ssub=%lu multi=-1 qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
+        "ssub=%lu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
         "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d",
         (unsigned long long)c->id, c->peer, laddr, c->conn ? c->conn->fd : -1,
         c->name ? c->name : "", (long long)(server.unixtime - c->ctime),
         (server.unixtime_ms - c->last_interaction) / 1000, flags, c->db ? c->db->id : 0,
         c->pubsub_channels ? dictSize(c->pubsub_channels) : 0,
         c->pubsub_patterns ? dictSize(c->pubsub_patterns) : 0,
-        c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0, qbuf,
+        c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0,
+        (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf,
         qfree, argvmem, c->buf_size, c->bufpos, obl, oll, c->reply_bytes, totmem, events,
         c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp);
 }

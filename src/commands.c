@@ -163,6 +163,12 @@ static cairnCommand commandTable[] = {
     CMD("expiretime", expiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix timestamp.", "7.0.0", "generic"),
     CMD("pexpiretime", pexpiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0", "generic"),
     CMD("persist", persistCommand, 2, W | F, K, 1, 1, 1, "Removes the expiration time of a key.", "2.2.0", "generic"),
+    /* transactions */
+    CMD("multi", multiCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Starts a transaction.", "1.2.0", "transactions"),
+    CMD("exec", execCommand, 1, NS | L | S | CMD_SKIP_SLOWLOG, ACL_CAT_TRANSACTION, 0, 0, 0, "Executes all commands in a transaction.", "1.2.0", "transactions"),
+    CMD("discard", discardCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Discards a transaction.", "2.0.0", "transactions"),
+    CMD("watch", watchCommand, -2, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 1, -1, 1, "Monitors changes to keys to determine the execution of a transaction.", "2.2.0", "transactions"),
+    CMD("unwatch", unwatchCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Forgets about watched keys of a transaction.", "2.2.0", "transactions"),
     /* pub/sub */
     CMD("subscribe", subscribeCommand, -2, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Listens for messages published to channels.", "2.0.0", "pubsub"),
     CMD("unsubscribe", unsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Stops listening to messages posted to channels.", "2.0.0", "pubsub"),
@@ -300,24 +306,37 @@ int commandProcess(client *c) {
     if (cmd) c->lastcmd = cmd;
     if (!cmd) {
         commandRejectUnknown(c);
+        multiFlagError(c);
     } else if ((cmd->arity > 0 && cmd->arity != c->argc) || (c->argc < -cmd->arity)) {
-        if (cmd->parent) cmd->rejected_calls++;
-        else cmd->rejected_calls++;
+        cmd->rejected_calls++;
         replyErrorArity(c);
+        multiFlagError(c);
     } else if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
         cmd->rejected_calls++;
         replyError(c, "NOAUTH Authentication required.");
+        multiFlagError(c);
     } else if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !commandAllowedInPubsub(cmd)) {
         cmd->rejected_calls++;
         replyErrorFormat(c, "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
                             "QUIT / RESET are allowed in this context",
                          cmd->fullname);
+        multiFlagError(c);
     } else if ((cmd->flags & CMD_PROTECTED) &&
                !configAllowProtectedAction(cfg.enable_debug_cmd, c)) {
         cmd->rejected_calls++;
         replyError(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set "
                       "to \"local\", you can run it from a local connection, otherwise you need to "
                       "set this option in the configuration file, and then restart the server.");
+        multiFlagError(c);
+    } else if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
+        cmd->rejected_calls++;
+        replyError(c, "ERR Command not allowed inside a transaction");
+        multiFlagError(c);
+    } else if ((c->flags & CLIENT_MULTI) && cmd->proc != execCommand &&
+               cmd->proc != discardCommand && cmd->proc != multiCommand &&
+               cmd->proc != watchCommand && cmd->proc != quitCommand &&
+               cmd->proc != resetCommand) {
+        multiQueueCommand(c);
     } else {
         commandCall(c);
     }

@@ -161,6 +161,7 @@ void resetCommand(client *c) {
         if (*pp) *pp = c->monitor_next;
     }
     pubsubUnsubscribeAllClient(c, 0);
+    multiDiscard(c);
     if (cfg.requirepass) c->flags &= ~CLIENT_AUTHENTICATED;
     else c->flags |= CLIENT_AUTHENTICATED;
     replyConst(c, "+RESET\r\n");

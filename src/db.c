@@ -270,6 +270,10 @@ robj *dbRandomKey(serverDb *db) {
 
 void dbSwap(int id1, int id2) {
     serverDb *a = &server.db[id1], *b = &server.db[id2];
+    if (multiWatchingClients()) {
+        touchAllWatchedKeysInDb(a, b);
+        touchAllWatchedKeysInDb(b, a);
+    }
     dict *d = a->dict, *e = a->expires;
     long long ttl = a->avg_ttl;
     a->dict = b->dict;
@@ -303,11 +307,14 @@ void dbSwap(int id1, int id2) {
  * delivered by pubsub.c.) */
 void signalModifiedKey(client *c, serverDb *db, robj *key) {
     (void)c;
-    (void)db;
-    (void)key;
+    if (multiWatchingClients()) touchWatchedKey(db, key);
 }
 
-void signalFlushedDb(int dbid) { (void)dbid; }
+void signalFlushedDb(int dbid) {
+    if (!multiWatchingClients()) return;
+    int start = dbid == -1 ? 0 : dbid, end = dbid == -1 ? cfg.dbnum - 1 : dbid;
+    for (int j = start; j <= end; j++) touchAllWatchedKeysInDb(&server.db[j], NULL);
+}
 
 
 /* ---- active expiry ---- */

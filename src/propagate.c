@@ -10,6 +10,10 @@
 
 #define STREAM_BLOCK_SIZE (16 * 1024)
 
+/* Inside EXEC the first propagated write is preceded by MULTI and, if any
+ * was, EXEC closes the unit: consumers apply the transaction atomically. */
+static int in_transaction, multi_emitted;
+
 static struct {
     streamBlock *head, *tail;
     long long offset;   /* bytes ever appended */
@@ -109,6 +113,12 @@ static void encArg(encBuf *e, const char *p, size_t len) {
 }
 
 void propagate(int dbid, robj **argv, int argc) {
+    if (in_transaction && !multi_emitted) {
+        multi_emitted = 1;
+        robj *multi = createStringObject("MULTI", 5);
+        propagate(dbid, &multi, 1);
+        decrRefCount(multi);
+    }
     encBuf e;
     e.len = 0;
     if (dbid != stream.last_dbid) {
@@ -127,6 +137,22 @@ void propagate(int dbid, robj **argv, int argc) {
         encArg(&e, p, len);
     }
     encFlush(&e);
+}
+
+
+void propagateTransactionBegin(void) {
+    in_transaction = 1;
+    multi_emitted = 0;
+}
+
+void propagateTransactionEnd(void) {
+    if (multi_emitted) {
+        robj *exec = createStringObject("EXEC", 4);
+        in_transaction = 0;
+        propagate(stream.last_dbid, &exec, 1);
+        decrRefCount(exec);
+    }
+    in_transaction = multi_emitted = 0;
 }
 
 void propagateCommand(client *c) { propagate(c->db->id, c->argv, c->argc); }

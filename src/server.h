@@ -60,6 +60,9 @@
 #define CLIENT_REEXECUTING       (1ULL << 16) /* a blocked command re-run because a key is ready */
 #define CLIENT_UNBLOCKED         (1ULL << 17) /* in server.unblocked: input waits to be processed */
 #define CLIENT_PUBSUB            (1ULL << 18) /* has (shard) channel or pattern subscriptions */
+#define CLIENT_MULTI             (1ULL << 19) /* between MULTI and EXEC */
+#define CLIENT_DIRTY_CAS         (1ULL << 20) /* a watched key changed: EXEC fails */
+#define CLIENT_DIRTY_EXEC        (1ULL << 21) /* a queued command was rejected: EXECABORT */
 
 /* Command flags (the subset of Redis' that matters to the core now). */
 #define CMD_WRITE      (1ULL << 0)
@@ -168,6 +171,11 @@ typedef struct client {
     struct client *unblocked_next; /* server.unblocked */
     /* Pub/Sub (pubsub.c): name -> NULL, created on first subscription */
     dict *pubsub_channels, *pubsub_patterns, *pubsub_shard_channels;
+    /* Transactions (multi.c) */
+    void *mstate;                /* queued commands */
+    int mstate_len, mstate_cap;
+    void *watched;               /* watched keys */
+    int watched_len, watched_cap;
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;
@@ -323,6 +331,9 @@ void dbFindForWrite(serverDb *db, robj *key, keyRef *ref);
 void dbSetValue(keyRef *ref, robj *val);
 /* Replace the value at an existing entry, keeping the expire. */
 void dbOverwriteValue(keyRef *ref, robj *val);
+/* Make the string value at an existing ref a private raw sds that can be
+ * modified in place (t_string.c; APPEND, SETRANGE, SETBIT, PFADD ...). */
+robj *dbUnshareStringValue(keyRef *ref);
 void dbAdd(serverDb *db, robj *key, robj *val);
 int dbDelete(serverDb *db, robj *key);
 int dbDeleteAsync(serverDb *db, robj *key);
@@ -393,6 +404,22 @@ void monitorFeed(client *c, serverDb *db, robj **argv, int argc);
 sds infoGenerate(sds info, const char *section, int all, int everything);
 void errorStatIncr(const char *err, size_t len);
 void errorStatsReset(void);
+
+/* --- multi.c --- */
+void multiQueueCommand(client *c);
+void multiFlagError(client *c);
+void multiDiscard(client *c);
+void unwatchAllKeys(client *c);
+void touchWatchedKey(serverDb *db, robj *key);
+void touchAllWatchedKeysInDb(serverDb *emptied, serverDb *replaced_with);
+int multiWatchingClients(void);
+void multiCommand(client *c);
+void execCommand(client *c);
+void discardCommand(client *c);
+void watchCommand(client *c);
+void unwatchCommand(client *c);
+void propagateTransactionBegin(void);
+void propagateTransactionEnd(void);
 
 /* --- pubsub.c --- */
 long long pubsubPublish(robj *channel, robj *msg);

@@ -1,0 +1,283 @@
+/* multi: transactions (MULTI, EXEC, DISCARD) and optimistic locking (WATCH,
+ * UNWATCH).
+ *
+ * Between MULTI and EXEC, commandProcess hands each command here instead of
+ * running it: its argv moves into the client's queue (the queue owns it from
+ * then on). EXEC runs the queue through commandCall with blocking denied;
+ * the propagation stream gets MULTI before the first write and EXEC after
+ * the last, so the AOF and replicas apply the transaction as one unit.
+ *
+ * WATCH records (db, key) pairs in a per-database dict of watchers; any
+ * change to a watched key (signalModifiedKey, expiry, FLUSH*, SWAPDB) marks
+ * its watchers dirty, and EXEC of a dirty client replies a null array. */
+#include "server.h"
+
+typedef struct multiCmd {
+    robj **argv;
+    int argc;
+    cairnCommand *cmd;
+} multiCmd;
+
+typedef struct watchedKey {
+    robj *key;
+    serverDb *db;
+    int expired; /* the key was already logically expired when watched */
+} watchedKey;
+
+typedef struct clientArray {
+    client **v;
+    int len, cap;
+} clientArray;
+
+static void clientArrayFree(dict *d, void *val) {
+    (void)d;
+    clientArray *a = val;
+    zfree(a->v);
+    zfree(a);
+}
+
+static dictType watchedKeysDictType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare,
+                                       dictSdsDestructor, clientArrayFree, NULL};
+static dict **watched_keys; /* per database, created lazily */
+static long watching_clients;
+
+static dict *watchedDict(serverDb *db, int create) {
+    if (!watched_keys) {
+        if (!create) return NULL;
+        watched_keys = zcalloc(sizeof(dict *) * cfg.dbnum);
+    }
+    if (!watched_keys[db->id] && create) watched_keys[db->id] = dictCreate(&watchedKeysDictType);
+    return watched_keys[db->id];
+}
+
+/* ---- queueing ---- */
+
+void multiQueueCommand(client *c) {
+    /* Once the transaction is doomed there is no point keeping commands. */
+    if (!(c->flags & CLIENT_DIRTY_EXEC)) {
+        if (c->mstate_len == c->mstate_cap) {
+            c->mstate_cap = c->mstate_cap ? c->mstate_cap * 2 : 8;
+            c->mstate = zrealloc(c->mstate, sizeof(multiCmd) * c->mstate_cap);
+        }
+        multiCmd *mc = &((multiCmd *)c->mstate)[c->mstate_len++];
+        mc->argv = c->argv;
+        mc->argc = c->argc;
+        mc->cmd = c->cmd;
+        /* The queue owns the arguments now. */
+        c->argv = NULL;
+        c->argv_len = 0;
+        c->argc = 0;
+    }
+    replyConst(c, "+QUEUED\r\n");
+}
+
+void multiFlagError(client *c) {
+    if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
+}
+
+static void multiFreeQueue(client *c) {
+    multiCmd *q = c->mstate;
+    for (int j = 0; j < c->mstate_len; j++) {
+        for (int k = 0; k < q[j].argc; k++) decrRefCount(q[j].argv[k]);
+        zfree(q[j].argv);
+    }
+    zfree(c->mstate);
+    c->mstate = NULL;
+    c->mstate_len = c->mstate_cap = 0;
+}
+
+void multiDiscard(client *c) {
+    multiFreeQueue(c);
+    c->flags &= ~(CLIENT_MULTI | CLIENT_DIRTY_CAS | CLIENT_DIRTY_EXEC);
+    unwatchAllKeys(c);
+}
+
+void multiCommand(client *c) {
+    if (c->flags & CLIENT_MULTI) {
+        replyError(c, "ERR MULTI calls can not be nested");
+        return;
+    }
+    c->flags |= CLIENT_MULTI;
+    replyOk(c);
+}
+
+void discardCommand(client *c) {
+    if (!(c->flags & CLIENT_MULTI)) {
+        replyError(c, "ERR DISCARD without MULTI");
+        return;
+    }
+    multiDiscard(c);
+    replyOk(c);
+}
+
+/* Has a watched key expired since WATCH, without anyone deleting it yet? */
+static int watchedKeyExpiredSince(client *c) {
+    watchedKey *w = c->watched;
+    for (int j = 0; j < c->watched_len; j++) {
+        if (w[j].expired) continue;
+        if (dictSize(w[j].db->expires) == 0) continue;
+        long long when = dbGetExpire(w[j].db, w[j].key);
+        if (when >= 0 && when < dbExpiredNow()) return 1;
+    }
+    return 0;
+}
+
+void execCommand(client *c) {
+    if (!(c->flags & CLIENT_MULTI)) {
+        replyError(c, "ERR EXEC without MULTI");
+        return;
+    }
+    if (c->flags & CLIENT_DIRTY_EXEC) {
+        replyError(c, "EXECABORT Transaction discarded because of previous errors.");
+        multiDiscard(c);
+        return;
+    }
+    if ((c->flags & CLIENT_DIRTY_CAS) || watchedKeyExpiredSince(c)) {
+        replyNullArray(c);
+        multiDiscard(c);
+        return;
+    }
+    unwatchAllKeys(c); /* WATCH has done its job: later changes are ours */
+    multiCmd *q = c->mstate;
+    int n = c->mstate_len;
+    c->mstate = NULL;
+    c->mstate_len = c->mstate_cap = 0;
+    c->flags &= ~CLIENT_MULTI;
+
+    robj **orig_argv = c->argv;
+    int orig_argc = c->argc, orig_argv_len = c->argv_len;
+    cairnCommand *orig_cmd = c->cmd;
+    replyArrayLen(c, n);
+    c->flags |= CLIENT_DENY_BLOCKING;
+    propagateTransactionBegin();
+    for (int j = 0; j < n; j++) {
+        c->argv = q[j].argv;
+        c->argc = c->argv_len = q[j].argc;
+        c->cmd = q[j].cmd;
+        commandCall(c);
+        /* The command may have rewritten its argv for propagation. */
+        q[j].argv = c->argv;
+        q[j].argc = c->argc;
+    }
+    propagateTransactionEnd();
+    c->flags &= ~CLIENT_DENY_BLOCKING;
+    c->argv = orig_argv;
+    c->argc = orig_argc;
+    c->argv_len = orig_argv_len;
+    c->cmd = orig_cmd;
+    for (int j = 0; j < n; j++) {
+        for (int k = 0; k < q[j].argc; k++) decrRefCount(q[j].argv[k]);
+        zfree(q[j].argv);
+    }
+    zfree(q);
+}
+
+/* ---- WATCH ---- */
+
+static int isWatching(client *c, serverDb *db, robj *key) {
+    watchedKey *w = c->watched;
+    for (int j = 0; j < c->watched_len; j++)
+        if (w[j].db == db && equalStringObjects(w[j].key, key)) return 1;
+    return 0;
+}
+
+static void watchKey(client *c, robj *key) {
+    if (isWatching(c, c->db, key)) return;
+    dict *d = watchedDict(c->db, 1);
+    dictEntry *de = dictFind(d, key->ptr);
+    clientArray *a;
+    if (!de) {
+        a = zcalloc(sizeof(*a));
+        dictAdd(d, sdsdup(key->ptr), a);
+    } else {
+        a = dictGetVal(de);
+    }
+    if (a->len == a->cap) {
+        a->cap = a->cap ? a->cap * 2 : 4;
+        a->v = zrealloc(a->v, sizeof(client *) * a->cap);
+    }
+    a->v[a->len++] = c;
+    if (c->watched_len == c->watched_cap) {
+        c->watched_cap = c->watched_cap ? c->watched_cap * 2 : 4;
+        c->watched = zrealloc(c->watched, sizeof(watchedKey) * c->watched_cap);
+    }
+    watchedKey *w = &((watchedKey *)c->watched)[c->watched_len++];
+    incrRefCount(key);
+    w->key = key;
+    w->db = c->db;
+    long long when = dbGetExpire(c->db, key);
+    w->expired = when >= 0 && when < dbExpiredNow();
+    if (c->watched_len == 1) watching_clients++;
+}
+
+void unwatchAllKeys(client *c) {
+    watchedKey *w = c->watched;
+    for (int j = 0; j < c->watched_len; j++) {
+        dict *d = watchedDict(w[j].db, 0);
+        dictEntry *de = d ? dictFind(d, w[j].key->ptr) : NULL;
+        if (de) {
+            clientArray *a = dictGetVal(de);
+            for (int k = 0; k < a->len; k++) {
+                if (a->v[k] == c) {
+                    memmove(a->v + k, a->v + k + 1, sizeof(client *) * (a->len - k - 1));
+                    a->len--;
+                    break;
+                }
+            }
+            if (a->len == 0) dictDelete(d, w[j].key->ptr);
+        }
+        decrRefCount(w[j].key);
+    }
+    if (c->watched_len) watching_clients--;
+    zfree(c->watched);
+    c->watched = NULL;
+    c->watched_len = c->watched_cap = 0;
+}
+
+void watchCommand(client *c) {
+    if (c->flags & CLIENT_MULTI) {
+        replyError(c, "ERR WATCH inside MULTI is not allowed");
+        return;
+    }
+    /* Already doomed: no need to watch more. */
+    if (!(c->flags & CLIENT_DIRTY_CAS))
+        for (int j = 1; j < c->argc; j++) watchKey(c, c->argv[j]);
+    replyOk(c);
+}
+
+void unwatchCommand(client *c) {
+    unwatchAllKeys(c);
+    c->flags &= ~CLIENT_DIRTY_CAS;
+    replyOk(c);
+}
+
+/* A key changed: everyone watching it must fail their EXEC. */
+void touchWatchedKey(serverDb *db, robj *key) {
+    dict *d = watchedDict(db, 0);
+    if (!d || dictSize(d) == 0) return;
+    dictEntry *de = dictFind(d, key->ptr);
+    if (!de) return;
+    clientArray *a = dictGetVal(de);
+    for (int j = 0; j < a->len; j++) a->v[j]->flags |= CLIENT_DIRTY_CAS;
+}
+
+/* FLUSHDB/FLUSHALL/SWAPDB: every watched key that exists (or, for SWAPDB,
+ * exists in the other database) changed. */
+void touchAllWatchedKeysInDb(serverDb *emptied, serverDb *replaced_with) {
+    dict *d = watchedDict(emptied, 0);
+    if (!d || dictSize(d) == 0) return;
+    dictIterator di;
+    dictInitIterator(&di, d);
+    dictEntry *de;
+    while ((de = dictNext(&di)) != NULL) {
+        sds key = dictGetKey(de);
+        int exists = dictFind(emptied->dict, key) != NULL;
+        if (!exists && replaced_with) exists = dictFind(replaced_with->dict, key) != NULL;
+        if (!exists) continue;
+        clientArray *a = dictGetVal(de);
+        for (int j = 0; j < a->len; j++) a->v[j]->flags |= CLIENT_DIRTY_CAS;
+    }
+    dictResetIterator(&di);
+}
+
+int multiWatchingClients(void) { return watching_clients > 0; }

@@ -1,0 +1,188 @@
+# multi.tcl -- transactions: MULTI/EXEC/DISCARD, queue-time errors
+# (EXECABORT), run-time errors (no rollback), WATCH/UNWATCH and everything
+# that breaks a WATCH (writes, expiry, FLUSHDB, SWAPDB, RENAME), and, on
+# cairn, the MULTI/EXEC unit in the propagation stream.
+
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+
+set srv [start_server]
+set c [client $srv]
+set other [client $srv]
+
+test "MULTI/EXEC runs the queued commands and returns their replies" {
+    r $c DEL a
+    assert_equal OK [r $c MULTI]
+    assert_equal QUEUED [r $c SET a 1]
+    assert_equal QUEUED [r $c INCR a]
+    assert_equal QUEUED [r $c GET a]
+    assert_equal {OK 2 2} [r $c EXEC]
+}
+
+test "EXEC replies keep run-time errors in place, nothing is rolled back" {
+    r $c SET s notanumber
+    r $c MULTI
+    r $c SET t 1
+    r $c INCR s
+    r $c INCR t
+    assert_equal "*3\r\n+OK\r\n-ERR value is not an integer or out of range\r\n:2\r\n" [rraw $c EXEC]
+    assert_equal 2 [r $c GET t]
+}
+
+test "queue-time errors abort the transaction with EXECABORT" {
+    r $c DEL q
+    r $c MULTI
+    r $c SET q 1
+    assert_error "ERR unknown command*" {r $c NOSUCHCOMMAND}
+    assert_error "ERR wrong number of arguments for 'get' command" {r $c GET}
+    assert_error "EXECABORT Transaction discarded because of previous errors." {r $c EXEC}
+    assert_equal 0 [r $c EXISTS q]
+}
+
+test "DISCARD, nesting and misuse errors" {
+    assert_error "ERR DISCARD without MULTI" {r $c DISCARD}
+    assert_error "ERR EXEC without MULTI" {r $c EXEC}
+    r $c MULTI
+    assert_error "ERR MULTI calls can not be nested" {r $c MULTI}
+    assert_error "ERR WATCH inside MULTI is not allowed" {r $c WATCH x}
+    assert_error "ERR Command not allowed inside a transaction" {r $c SHUTDOWN}
+    assert_equal OK [r $c DISCARD]
+    assert_equal PONG [r $c PING]
+}
+
+test "an empty transaction returns an empty array" {
+    r $c MULTI
+    assert_equal "*0\r\n" [rraw $c EXEC]
+}
+
+test "WATCH: an untouched key lets EXEC run" {
+    r $c SET w 1
+    r $c WATCH w
+    r $c MULTI
+    r $c INCR w
+    assert_equal {2} [r $c EXEC]
+}
+
+test "WATCH: a write by another client aborts EXEC with a null array" {
+    r $c SET w 1
+    r $c WATCH w
+    r $other SET w 2
+    r $c MULTI
+    r $c INCR w
+    assert_equal "*-1\r\n" [rraw $c EXEC]
+    assert_equal 2 [r $c GET w]
+}
+
+test "WATCH: our own write before MULTI also aborts" {
+    r $c WATCH w
+    r $c SET w 5
+    r $c MULTI
+    r $c GET w
+    assert_equal "*-1\r\n" [rraw $c EXEC]
+}
+
+test "WATCH is cleared by EXEC, DISCARD and UNWATCH" {
+    r $c WATCH w
+    r $c UNWATCH
+    r $other SET w 9
+    r $c MULTI
+    r $c GET w
+    assert_equal {9} [r $c EXEC]
+    r $c WATCH w
+    r $c MULTI
+    r $c DISCARD
+    r $other SET w 10
+    r $c MULTI
+    r $c GET w
+    assert_equal {10} [r $c EXEC]
+}
+
+test "WATCH is broken by expiry" {
+    r $c SET e v PX 100
+    r $c WATCH e
+    after 200
+    r $c MULTI
+    r $c GET e
+    assert_equal "*-1\r\n" [rraw $c EXEC]
+}
+
+test "WATCH of a missing key is broken when it is created" {
+    r $c DEL nokey
+    r $c WATCH nokey
+    r $other SET nokey 1
+    r $c MULTI
+    r $c PING
+    assert_equal "*-1\r\n" [rraw $c EXEC]
+}
+
+test "WATCH is broken by FLUSHDB and FLUSHALL, not when the key did not exist" {
+    r $c SET f 1
+    r $c WATCH f
+    r $other FLUSHDB
+    r $c MULTI
+    r $c PING
+    assert_equal "*-1\r\n" [rraw $c EXEC]
+    r $c WATCH f
+    r $other FLUSHALL
+    r $c MULTI
+    r $c PING
+    assert_equal {PONG} [r $c EXEC]
+}
+
+test "WATCH is broken by SWAPDB and RENAME" {
+    r $c SELECT 9
+    r $c FLUSHDB
+    r $c SET sw 1
+    r $c WATCH sw
+    r $other SWAPDB 9 10
+    r $c MULTI
+    r $c PING
+    assert_equal "*-1\r\n" [rraw $c EXEC]
+    r $c SELECT 0
+    r $c SET rn 1
+    r $c WATCH rn
+    r $other RENAME rn rn2
+    r $c MULTI
+    r $c PING
+    assert_equal "*-1\r\n" [rraw $c EXEC]
+}
+
+test "RESET discards the transaction and the watches" {
+    r $c WATCH w
+    r $c MULTI
+    r $c SET w 100
+    assert_equal RESET [r $c RESET]
+    assert_error "ERR EXEC without MULTI" {r $c EXEC}
+    assert {[r $c GET w] != 100}
+}
+
+test "CLIENT LIST shows the queue length" {
+    r $c MULTI
+    r $c PING
+    r $c PING
+    set line [r $other CLIENT LIST]
+    assert_match "*multi=2*" $line
+    r $c DISCARD
+}
+
+if {[catch {r $c DEBUG PROPAGATED}]} {
+    skip "transaction propagation" "server has no DEBUG PROPAGATED (not cairn)"
+} else {
+    test "a transaction is propagated as one MULTI ... EXEC unit" {
+        r $c SELECT 0
+        r $c DEBUG PROPAGATED
+        r $c MULTI
+        r $c SET p1 a
+        r $c GET p1
+        r $c SET p2 b
+        r $c EXEC
+        set got [r $c DEBUG PROPAGATED]
+        assert_match "*MULTI*SET*p1*SET*p2*EXEC*" $got
+        # A read-only transaction propagates nothing.
+        r $c MULTI
+        r $c GET p1
+        r $c EXEC
+        assert_equal "" [r $c DEBUG PROPAGATED]
+    }
+}
+
+finish
