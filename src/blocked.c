@@ -54,16 +54,17 @@ int getTimeoutFromObjectOrReply(client *c, robj *obj, long long *timeout) {
         replyError(c, "ERR timeout is not a float or out of range");
         return C_ERR;
     }
-    if (ftval < 0) {
+    /* Redis 7.0.15 takes (long long)ceill(seconds * 1000): a result out of
+     * the long long range (or infinite) converts to LLONG_MIN on x86, so it
+     * is reported as negative; -0.0001 rounds up to 0 and blocks forever;
+     * a deadline past LLONG_MAX never fires (0 here). */
+    long double ms = ceill(ftval * 1000.0L);
+    if (!(ms >= -9223372036854775808.0L && ms < 9223372036854775808.0L) || ms < 0) {
         replyError(c, "ERR timeout is negative");
         return C_ERR;
     }
-    long double ms = ceill(ftval * 1000.0L);
-    if (isinf(ms) || ms > (long double)(LLONG_MAX / 2)) {
-        replyError(c, "ERR timeout is out of range");
-        return C_ERR;
-    }
-    *timeout = ms > 0 ? (long long)ms + mstime() : 0;
+    long long now = mstime();
+    *timeout = ms > 0 && (long long)ms <= LLONG_MAX - now ? (long long)ms + now : 0;
     return C_OK;
 }
 

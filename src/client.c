@@ -66,9 +66,13 @@ void clientFreeArgv(client *c) {
 }
 
 void clientReset(client *c) {
-    clientFreeArgv(c);
     /* REPLY SKIP applies to exactly the command after CLIENT REPLY SKIP. */
     if (c->flags & CLIENT_REPLY_SKIP) c->flags &= ~CLIENT_REPLY_SKIP;
+    /* CLIENT CACHING applies to the one command after it. */
+    if ((c->flags & CLIENT_TRACKING_CACHING) && !(c->flags & CLIENT_MULTI) &&
+        (!c->cmd || c->cmd->proc != trackingCachingCommand))
+        c->flags &= ~CLIENT_TRACKING_CACHING;
+    clientFreeArgv(c);
     if (c->flags & CLIENT_REPLY_SKIP_NEXT) {
         c->flags |= CLIENT_REPLY_SKIP;
         c->flags &= ~CLIENT_REPLY_SKIP_NEXT;
@@ -103,6 +107,7 @@ void clientFree(client *c) {
     if (c->flags & CLIENT_BLOCKED) unblockClient(c);
     pubsubUnsubscribeAllClient(c, 0);
     multiDiscard(c);
+    trackingDisable(c);
     if (c->flags & CLIENT_UNBLOCKED)
         clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
     clientFreeArgv(c);
@@ -174,7 +179,9 @@ void clientProcessInput(client *c) {
     respLimits lim;
     lim.max_bulk_len = cfg.proto_max_bulk_len;
     while (c->qb_pos < sdslen(c->querybuf)) {
-        if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED)) break;
+        if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED |
+                        CLIENT_POSTPONED))
+            break;
         lim.unauthenticated = !(c->flags & CLIENT_AUTHENTICATED);
         const char *base = c->querybuf + c->qb_pos;
         int st = respParse(&c->req, base, sdslen(c->querybuf) - c->qb_pos, &lim);
@@ -198,7 +205,7 @@ void clientProcessInput(client *c) {
         commandProcess(c);
         /* A blocked command keeps its argv: it runs again when a key it
          * waits for becomes ready. */
-        if (c->flags & CLIENT_BLOCKED) break;
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) break;
         clientReset(c);
     }
     if (c->qb_pos) {
@@ -497,6 +504,9 @@ static void clientFlagsString(client *c, char *buf) {
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
     if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & CLIENT_TRACKING) *p++ = 't';
+    if (c->flags & CLIENT_TRACKING_BROKEN_REDIR) *p++ = 'R';
+    if (c->flags & CLIENT_TRACKING_BCAST) *p++ = 'B';
     if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
     if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
@@ -528,7 +538,7 @@ sds clientInfoString(sds s, client *c) {
         s,
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lu psub=%lu "
         "ssub=%lu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-        "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=-1 resp=%d",
+        "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=%lld resp=%d",
         (unsigned long long)c->id, c->peer, laddr, c->conn ? c->conn->fd : -1,
         c->name ? c->name : "", (long long)(server.unixtime - c->ctime),
         (server.unixtime_ms - c->last_interaction) / 1000, flags, c->db ? c->db->id : 0,
@@ -537,7 +547,8 @@ sds clientInfoString(sds s, client *c) {
         c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0,
         (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf,
         qfree, argvmem, c->buf_size, c->bufpos, obl, oll, c->reply_bytes, totmem, events,
-        c->lastcmd ? c->lastcmd->fullname : "NULL", c->resp);
+        c->lastcmd ? c->lastcmd->fullname : "NULL",
+        (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp);
 }
 
 sds clientListString(int type) {

@@ -58,6 +58,12 @@ static cairnCommand clientSubcommands[] = {
     CMD("kill", clientCommand, -3, A | NS | L | S, CN, 0, 0, 0, "Terminates open connections.", "2.4.0", "connection"),
     CMD("no-evict", clientCommand, 3, A | NS | L | S, CN, 0, 0, 0, "Sets the client eviction mode of the connection.", "7.0.0", "connection"),
     CMD("reply", clientCommand, 3, NS | L | S, CN, 0, 0, 0, "Instructs the server whether to reply to commands.", "3.2.0", "connection"),
+    CMD("tracking", trackingCommand, -3, NS | L | S, CN, 0, 0, 0, "Controls server-assisted client-side caching for the connection.", "6.0.0", "connection"),
+    CMD("caching", trackingCachingCommand, 3, NS | L | S, CN, 0, 0, 0, "Instructs the server whether to track the keys in the next request.", "6.0.0", "connection"),
+    CMD("getredir", trackingGetRedirCommand, 2, NS | L | S, CN, 0, 0, 0, "Returns the client ID to which the connection's tracking notifications are redirected.", "6.0.0", "connection"),
+    CMD("trackinginfo", trackingInfoCommand, 2, NS | L | S, CN, 0, 0, 0, "Returns information about server-assisted client-side caching for the connection.", "6.2.0", "connection"),
+    CMD("pause", clientCommand, -3, A | NS | L | S, CN, 0, 0, 0, "Suspends commands processing.", "3.0.0", "connection"),
+    CMD("unpause", clientCommand, 2, A | NS | L | S, CN, 0, 0, 0, "Resumes processing commands from paused clients.", "6.2.0", "connection"),
     CMD("unblock", clientCommand, -3, A | NS | L | S, CN, 0, 0, 0, "Unblocks a client blocked by a blocking command from a different connection.", "5.0.0", "connection"),
     CMD("help", clientCommand, 2, L | S, CN, 0, 0, 0, "Returns helpful text about the different subcommands.", "5.0.0", "connection"),
     END};
@@ -332,6 +338,11 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         replyError(c, "ERR Command not allowed inside a transaction");
         multiFlagError(c);
+    } else if (server.pause_type && commandIsPaused(c)) {
+        /* Held until CLIENT UNPAUSE or the pause times out; the command
+         * then runs as if it had just arrived. */
+        c->flags |= CLIENT_POSTPONED;
+        return C_OK;
     } else if ((c->flags & CLIENT_MULTI) && cmd->proc != execCommand &&
                cmd->proc != discardCommand && cmd->proc != multiCommand &&
                cmd->proc != watchCommand && cmd->proc != quitCommand &&
@@ -342,6 +353,8 @@ int commandProcess(client *c) {
     }
     /* CLIENT REPLY OFF/SKIP: drop whatever this command said. */
     if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) replyRollback(c, &c->cmd_mark);
+    /* Invalidations this command caused for its own client follow its reply. */
+    trackingHandlePending();
     /* Keys this command created may wake blocked clients, served right
      * after it so they see the state it left. */
     if (server.blocked_clients) handleClientsBlockedOnKeys();
@@ -366,6 +379,9 @@ void commandCall(client *c) {
     cmd->calls++;
     cmd->microseconds += duration;
     if (server.stat_total_error_replies > errors) cmd->failed_calls++;
+    if ((c->flags & CLIENT_TRACKING) && !(c->flags & CLIENT_TRACKING_BCAST) &&
+        (cmd->flags & CMD_READONLY))
+        trackingRememberKeys(c);
     server.stat_numcommands++;
     if (cfg.slowlog_log_slower_than >= 0 && duration >= cfg.slowlog_log_slower_than &&
         !(cmd->flags & CMD_SKIP_SLOWLOG))

@@ -162,6 +162,7 @@ void resetCommand(client *c) {
     }
     pubsubUnsubscribeAllClient(c, 0);
     multiDiscard(c);
+    trackingDisable(c);
     if (cfg.requirepass) c->flags &= ~CLIENT_AUTHENTICATED;
     else c->flags |= CLIENT_AUTHENTICATED;
     replyConst(c, "+RESET\r\n");
@@ -345,6 +346,11 @@ void clientCommand(client *c) {
         sdsfree(s);
     } else if (!strcasecmp(sub, "kill")) {
         clientKill(c);
+    } else if (!strcasecmp(sub, "pause") && c->argc >= 3) {
+        pauseClientCommand(c);
+    } else if (!strcasecmp(sub, "unpause") && c->argc == 2) {
+        unpauseClients();
+        replyOk(c);
     } else if (!strcasecmp(sub, "unblock") && (c->argc == 3 || c->argc == 4)) {
         long long id;
         int with_error = 0;
@@ -383,4 +389,75 @@ void clientCommand(client *c) {
     } else {
         replyErrorSubcommand(c);
     }
+}
+
+/* ---- CLIENT PAUSE / UNPAUSE ----
+ * While a pause is in force, commands it covers (all, or those that could
+ * write) are held: commandProcess marks the client CLIENT_POSTPONED and
+ * stops reading its input; when the pause ends each held client runs its
+ * command and continues. Expiry does not delete keys during a pause, so the
+ * dataset (and the propagation stream) stays still. */
+
+int clientsArePaused(void) { return server.pause_type != PAUSE_NONE; }
+
+int commandIsPaused(client *c) {
+    cairnCommand *cmd = c->cmd;
+    /* Ending or inspecting a pause must stay possible. */
+    if (cmd->proc == clientCommand || cmd->proc == quitCommand || cmd->proc == resetCommand)
+        return 0;
+    if (server.pause_type == PAUSE_ALL) return 1;
+    if (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) return 1;
+    if (cmd->proc == execCommand && multiQueueHasWrites(c)) return 1;
+    return 0;
+}
+
+void unpauseClients(void) {
+    server.pause_type = PAUSE_NONE;
+    server.pause_end = 0;
+    for (client *c = server.clients; c; c = c->next) {
+        if (!(c->flags & CLIENT_POSTPONED)) continue;
+        c->flags &= ~CLIENT_POSTPONED;
+        commandProcess(c);
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) continue;
+        clientReset(c);
+        /* More input may be waiting: process it before the loop sleeps. */
+        if (!(c->flags & CLIENT_UNBLOCKED)) {
+            c->flags |= CLIENT_UNBLOCKED;
+            c->unblocked_next = server.unblocked;
+            server.unblocked = c;
+        }
+    }
+}
+
+void pauseCheckTimeout(void) {
+    if (server.pause_type && mstime() >= server.pause_end) unpauseClients();
+}
+
+void pauseClientCommand(client *c) {
+    long long timeout;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &timeout,
+                                     "timeout is not an integer or out of range") != C_OK)
+        return;
+    if (timeout < 0) {
+        replyError(c, "ERR timeout is negative");
+        return;
+    }
+    int type = PAUSE_ALL;
+    if (c->argc == 4) {
+        if (argEq(c->argv[3], "write")) type = PAUSE_WRITE;
+        else if (!argEq(c->argv[3], "all")) {
+            replyError(c, "ERR CLIENT PAUSE mode must be WRITE or ALL");
+            return;
+        } else {
+            type = PAUSE_ALL;
+        }
+    } else if (c->argc > 4) {
+        replyErrorSubcommand(c);
+        return;
+    }
+    long long end = mstime() + timeout;
+    /* A second pause never shortens or weakens the one in force. */
+    if (type > server.pause_type) server.pause_type = type;
+    if (end > server.pause_end) server.pause_end = end;
+    replyOk(c);
 }

@@ -130,7 +130,9 @@ static dictEntry *dbFindLive(serverDb *db, robj *key) {
     server.stat_lookups++;
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (de && dictSize(db->expires) && dbKeyIsExpired(db, de)) {
-        dbDeleteExpiredEntry(db, de);
+        /* Logically gone either way; during CLIENT PAUSE it stays in place
+         * so nothing is written (or propagated) until the pause ends. */
+        if (!clientsArePaused()) dbDeleteExpiredEntry(db, de);
         return NULL;
     }
     return de;
@@ -302,15 +304,15 @@ void dbSwap(int id1, int id2) {
     }
 }
 
-/* Hooks for WATCH and client tracking: call sites are in place; the
- * transactions and tracking work gives them bodies. (Keyspace events are
- * delivered by pubsub.c.) */
+/* Every change to a key reaches WATCH (multi.c) and client-side caching
+ * (tracking.c) through these two; keyspace events go through pubsub.c. */
 void signalModifiedKey(client *c, serverDb *db, robj *key) {
-    (void)c;
     if (multiWatchingClients()) touchWatchedKey(db, key);
+    if (trackingClientsCount()) trackingInvalidateKey(c, key);
 }
 
 void signalFlushedDb(int dbid) {
+    trackingInvalidateAll();
     if (!multiWatchingClients()) return;
     int start = dbid == -1 ? 0 : dbid, end = dbid == -1 ? cfg.dbnum - 1 : dbid;
     for (int j = start; j <= end; j++) touchAllWatchedKeysInDb(&server.db[j], NULL);
@@ -351,6 +353,7 @@ static void activeExpireScanCb(void *privdata, const dictEntry *const_de) {
  * repeating on a database while more than ~10% of the sample was stale, and
  * stopping when the time budget for this tick is spent. */
 void activeExpireCycle(int fast) {
+    if (clientsArePaused()) return;
     static int current_db = 0;
     int effort = cfg.active_expire_effort - 1;
     unsigned long per_loop =

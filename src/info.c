@@ -139,9 +139,10 @@ static sds infoClients(sds s) {
                         "client_recent_max_input_buffer:%zu\r\n"
                         "client_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%lu\r\n"
-                        "tracking_clients:0\r\n"
+                        "tracking_clients:%lu\r\n"
                         "clients_in_timeout_table:0\r\n",
-                        server.nclients, cfg.maxclients, maxin, maxout, server.blocked_clients);
+                        server.nclients, cfg.maxclients, maxin, maxout, server.blocked_clients,
+                        trackingClientsCount());
 }
 
 static sds infoMemory(sds s) {
@@ -231,9 +232,9 @@ static sds infoStats(sds s) {
         "active_defrag_key_misses:0\r\n"
         "total_active_defrag_time:0\r\n"
         "current_active_defrag_time:0\r\n"
-        "tracking_total_keys:0\r\n"
-        "tracking_total_items:0\r\n"
-        "tracking_total_prefixes:0\r\n"
+        "tracking_total_keys:%lu\r\n"
+        "tracking_total_items:%lu\r\n"
+        "tracking_total_prefixes:%lu\r\n"
         "unexpected_error_replies:%lld\r\n"
         "total_error_replies:%lld\r\n"
         "dump_payload_sanitizations:0\r\n"
@@ -248,6 +249,7 @@ static sds infoStats(sds s) {
         server.stat_expiredkeys, server.stat_expired_time_cap_reached_count,
         server.stat_evictedkeys, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotalChannels(), pubsubTotalPatterns(),
+        trackingTotalKeys(), trackingTotalKeys(), trackingTotalPrefixes(),
         server.stat_unexpected_error_replies, server.stat_total_error_replies,
         server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);

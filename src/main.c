@@ -130,6 +130,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     infoTrackSamples();
     clientsCron();
     blockedCheckTimeouts();
+    pauseCheckTimeout();
     if (debugActiveExpireEnabled()) dbsCron();
     else if (cfg.activerehashing) {
         for (int j = 0; j < cfg.dbnum; j++)
@@ -143,6 +144,7 @@ static void beforeSleep(eventLoop *el) {
     (void)el;
     handleClientsBlockedOnKeys();
     processUnblockedClients();
+    trackingBroadcast();
     clientsHandlePendingWrites();
     clientsFreePendingClose();
 }

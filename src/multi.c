@@ -71,6 +71,13 @@ void multiQueueCommand(client *c) {
     replyConst(c, "+QUEUED\r\n");
 }
 
+int multiQueueHasWrites(client *c) {
+    multiCmd *q = c->mstate;
+    for (int j = 0; j < c->mstate_len; j++)
+        if (q[j].cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) return 1;
+    return 0;
+}
+
 void multiFlagError(client *c) {
     if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
 }

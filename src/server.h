@@ -63,6 +63,18 @@
 #define CLIENT_MULTI             (1ULL << 19) /* between MULTI and EXEC */
 #define CLIENT_DIRTY_CAS         (1ULL << 20) /* a watched key changed: EXEC fails */
 #define CLIENT_DIRTY_EXEC        (1ULL << 21) /* a queued command was rejected: EXECABORT */
+#define CLIENT_TRACKING          (1ULL << 22) /* client-side caching enabled */
+#define CLIENT_TRACKING_BCAST    (1ULL << 23)
+#define CLIENT_TRACKING_OPTIN    (1ULL << 24)
+#define CLIENT_TRACKING_OPTOUT   (1ULL << 25)
+#define CLIENT_TRACKING_CACHING  (1ULL << 26) /* CLIENT CACHING yes/no for the next command */
+#define CLIENT_TRACKING_NOLOOP   (1ULL << 27)
+#define CLIENT_TRACKING_BROKEN_REDIR (1ULL << 28)
+#define CLIENT_POSTPONED         (1ULL << 29) /* held by CLIENT PAUSE until it ends */
+
+#define PAUSE_NONE  0
+#define PAUSE_WRITE 1
+#define PAUSE_ALL   2
 
 /* Command flags (the subset of Redis' that matters to the core now). */
 #define CMD_WRITE      (1ULL << 0)
@@ -176,6 +188,10 @@ typedef struct client {
     int mstate_len, mstate_cap;
     void *watched;               /* watched keys */
     int watched_len, watched_cap;
+    /* Client-side caching (tracking.c) */
+    uint64_t tracking_redirect;  /* 0: none */
+    sds *tracking_prefixes;      /* BCAST prefixes */
+    int tracking_nprefixes;
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;
@@ -212,6 +228,8 @@ struct cairnServer {
     client *monitors;
     client *clients_to_close;
     client *unblocked;           /* served waiters whose further input waits */
+    int pause_type;              /* PAUSE_* (CLIENT PAUSE) */
+    long long pause_end;         /* unix ms when the pause ends */
     unsigned long blocked_clients;
     client *current_client;
     uint64_t next_client_id;
@@ -405,7 +423,15 @@ sds infoGenerate(sds info, const char *section, int all, int everything);
 void errorStatIncr(const char *err, size_t len);
 void errorStatsReset(void);
 
+/* --- pause (conncmd.c) --- */
+int clientsArePaused(void);       /* any pause in force (expiry must not delete) */
+int commandIsPaused(client *c);   /* would c's current command wait? */
+void pauseClientCommand(client *c);
+void unpauseClients(void);
+void pauseCheckTimeout(void);
+
 /* --- multi.c --- */
+int multiQueueHasWrites(client *c);
 void multiQueueCommand(client *c);
 void multiFlagError(client *c);
 void multiDiscard(client *c);
@@ -420,6 +446,21 @@ void watchCommand(client *c);
 void unwatchCommand(client *c);
 void propagateTransactionBegin(void);
 void propagateTransactionEnd(void);
+
+/* --- tracking.c --- */
+void trackingRememberKeys(client *c);
+void trackingInvalidateKey(client *modifier, robj *key);
+void trackingInvalidateAll(void);
+void trackingHandlePending(void);
+void trackingBroadcast(void);
+void trackingDisable(client *c);
+void trackingCommand(client *c);
+void trackingCachingCommand(client *c);
+void trackingGetRedirCommand(client *c);
+void trackingInfoCommand(client *c);
+unsigned long trackingClientsCount(void);
+unsigned long trackingTotalKeys(void);
+unsigned long trackingTotalPrefixes(void);
 
 /* --- pubsub.c --- */
 long long pubsubPublish(robj *channel, robj *msg);

@@ -439,8 +439,9 @@ void incrbyfloatCommand(client *c) {
 }
 
 /* Make the value at ref a private raw string that can be modified in place,
- * replacing it in the same entry (no second lookup). */
-static robj *unshareStringValue(keyRef *ref) {
+ * replacing it in the same entry (no second lookup). Shared with the bitmap
+ * and HyperLogLog commands, which also modify string values in place. */
+robj *dbUnshareStringValue(keyRef *ref) {
     robj *o = dictGetVal(ref->de);
     if (o->refcount == 1 && o->encoding == OBJ_ENCODING_RAW) return o;
     char buf[LONG_STR_SIZE];
@@ -469,7 +470,7 @@ void appendCommand(client *c) {
         sds append = c->argv[2]->ptr;
         size_t alen = sdslen(append);
         if (checkStringLength(c, stringObjectLen(o), alen) != C_OK) return;
-        o = unshareStringValue(&ref);
+        o = dbUnshareStringValue(&ref);
         o->ptr = sdscatlen(o->ptr, append, alen);
         totlen = sdslen(o->ptr);
     }
@@ -511,7 +512,7 @@ void setrangeCommand(client *c) {
             return;
         }
         if (checkStringLength(c, offset, vlen) != C_OK) return;
-        o = unshareStringValue(&ref);
+        o = dbUnshareStringValue(&ref);
     }
     o->ptr = sdsgrowzero(o->ptr, offset + vlen);
     memcpy((char *)o->ptr + offset, value, vlen);
