@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -257,6 +258,30 @@ static void createPidFile(void) {
     fclose(fp);
 }
 
+/* Make room for maxclients connections plus the server's own descriptors,
+ * raising the soft limit if allowed; otherwise lower maxclients to what the
+ * system gives, as Redis does, and say so. */
+static void adjustOpenFilesLimit(void) {
+    rlim_t want = (rlim_t)cfg.maxclients + CONFIG_MIN_RESERVED_FDS;
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == -1) return;
+    if (limit.rlim_cur >= want) return;
+    struct rlimit next = limit;
+    next.rlim_cur = want;
+    if (next.rlim_max < want) next.rlim_max = want;
+    if (setrlimit(RLIMIT_NOFILE, &next) == 0) return;
+    next.rlim_max = limit.rlim_max;
+    next.rlim_cur = limit.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &next) == 0) limit = next;
+    if (limit.rlim_cur <= CONFIG_MIN_RESERVED_FDS) return;
+    unsigned int old = cfg.maxclients;
+    cfg.maxclients = (unsigned int)(limit.rlim_cur - CONFIG_MIN_RESERVED_FDS);
+    serverLog(LL_WARNING, "You requested maxclients of %u requiring at least %llu max file "
+                          "descriptors. Server can't set maximum open files to %llu; maxclients "
+                          "is now %u.",
+              old, (unsigned long long)want, (unsigned long long)want, cfg.maxclients);
+}
+
 static void usage(void) {
     fprintf(stderr,
             "Usage: ./cairn-server [/path/to/cairn.conf] [options] [-]\n"
@@ -314,6 +339,7 @@ int main(int argc, char **argv) {
     if (!configfile)
         serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In "
                               "order to specify a config file use cairn-server /path/to/cairn.conf");
+    adjustOpenFilesLimit();
     server.el = elCreate((int)cfg.maxclients + CONFIG_MIN_RESERVED_FDS + 96);
     if (!server.el) {
         serverLog(LL_WARNING, "Failed creating the event loop: %s", strerror(errno));
