@@ -23,9 +23,15 @@ int getLongLongFromObjectOrReply(client *c, robj *o, long long *target, const ch
 int getRangeLongFromObjectOrReply(client *c, robj *o, long min, long max, long *target,
                                   const char *msg) {
     long long value;
-    if (getLongLongFromObject(o, &value) != C_OK || value < min || value > max) {
+    if (getLongLongFromObject(o, &value) != C_OK) {
         if (msg) replyErrorFormat(c, "ERR %s", msg);
-        else replyErrorFormat(c, "ERR value is out of range, must be between %ld and %ld", min, max);
+        else replyErrorNotInt(c);
+        return C_ERR;
+    }
+    if (value < min || value > max) {
+        /* Redis' wording, missing verb included. */
+        if (msg) replyErrorFormat(c, "ERR %s", msg);
+        else replyErrorFormat(c, "ERR value is out of range, value must between %ld and %ld", min, max);
         return C_ERR;
     }
     *target = (long)value;

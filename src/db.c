@@ -187,6 +187,8 @@ void dbSetValue(keyRef *ref, robj *val) {
     sds k = sdsnewkey(ref->key->ptr, sdslen(ref->key->ptr));
     ref->de = dictInsertAtPos(ref->db->dict, k, &ref->pos);
     dictSetVal(ref->db->dict, ref->de, val);
+    if (cfg.notify_keyspace_events & NOTIFY_NEW)
+        notifyKeyspaceEvent(NOTIFY_NEW, "new", ref->key, ref->db->id);
     /* A new list or sorted set may be what blocked clients wait for. */
     if (server.blocked_clients && (val->type == OBJ_LIST || val->type == OBJ_ZSET))
         signalKeyAsReady(ref->db, ref->key, val->type);
