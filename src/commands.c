@@ -103,11 +103,11 @@ static cairnCommand memorySubcommands[] = {
     END};
 
 static cairnCommand pubsubSubcommands[] = {
-    CMD("channels", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns the active channels.", "2.8.0", "pubsub"),
-    CMD("numpat", pubsubCommand, 2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns a count of unique pattern subscriptions.", "2.8.0", "pubsub"),
-    CMD("numsub", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns a count of subscribers to channels.", "2.8.0", "pubsub"),
-    CMD("shardchannels", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns the active shard channels.", "7.0.0", "pubsub"),
-    CMD("shardnumsub", pubsubCommand, -2, CMD_PUBSUB | L | S, 0, 0, 0, 0, "Returns the count of subscribers of shard channels.", "7.0.0", "pubsub"),
+    CMD("channels", pubsubCommand, -2, CMD_PUBSUB | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Returns the active channels.", "2.8.0", "pubsub"),
+    CMD("numpat", pubsubCommand, 2, CMD_PUBSUB | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Returns a count of unique pattern subscriptions.", "2.8.0", "pubsub"),
+    CMD("numsub", pubsubCommand, -2, CMD_PUBSUB | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Returns a count of subscribers to channels.", "2.8.0", "pubsub"),
+    CMD("shardchannels", pubsubCommand, -2, CMD_PUBSUB | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Returns the active shard channels.", "7.0.0", "pubsub"),
+    CMD("shardnumsub", pubsubCommand, -2, CMD_PUBSUB | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Returns the count of subscribers of shard channels.", "7.0.0", "pubsub"),
     CMD("help", pubsubCommand, 2, L | S, 0, 0, 0, 0, "Returns helpful text about the different subcommands.", "6.2.0", "pubsub"),
     END};
 
@@ -176,15 +176,15 @@ static cairnCommand commandTable[] = {
     CMD("watch", watchCommand, -2, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 1, -1, 1, "Monitors changes to keys to determine the execution of a transaction.", "2.2.0", "transactions"),
     CMD("unwatch", unwatchCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Forgets about watched keys of a transaction.", "2.2.0", "transactions"),
     /* pub/sub */
-    CMD("subscribe", subscribeCommand, -2, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Listens for messages published to channels.", "2.0.0", "pubsub"),
-    CMD("unsubscribe", unsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Stops listening to messages posted to channels.", "2.0.0", "pubsub"),
-    CMD("psubscribe", psubscribeCommand, -2, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Listens for messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
-    CMD("punsubscribe", punsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, 0, 0, 0, 0, "Stops listening to messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
-    CMD("ssubscribe", ssubscribeCommand, -2, CMD_PUBSUB | NS | L | S, 0, 1, -1, 1, "Listens for messages published to shard channels.", "7.0.0", "pubsub"),
-    CMD("sunsubscribe", sunsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, 0, 1, -1, 1, "Stops listening to messages posted to shard channels.", "7.0.0", "pubsub"),
-    CMD("publish", publishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, 0, 0, 0, 0, "Posts a message to a channel.", "2.0.0", "pubsub"),
-    CMD("spublish", spublishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, 0, 1, 1, 1, "Post a message to a shard channel", "7.0.0", "pubsub"),
-    CMDS("pubsub", -2, 0, 0, "A container for Pub/Sub commands.", "2.8.0", "pubsub", pubsubSubcommands),
+    CMD("subscribe", subscribeCommand, -2, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Listens for messages published to channels.", "2.0.0", "pubsub"),
+    CMD("unsubscribe", unsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Stops listening to messages posted to channels.", "2.0.0", "pubsub"),
+    CMD("psubscribe", psubscribeCommand, -2, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Listens for messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
+    CMD("punsubscribe", punsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Stops listening to messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
+    CMD("ssubscribe", ssubscribeCommand, -2, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 1, -1, 1, "Listens for messages published to shard channels.", "7.0.0", "pubsub"),
+    CMD("sunsubscribe", sunsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 1, -1, 1, "Stops listening to messages posted to shard channels.", "7.0.0", "pubsub"),
+    CMD("publish", publishCommand, 3, CMD_PUBSUB | L | S | F, ACL_CAT_PUBSUB, 0, 0, 0, "Posts a message to a channel.", "2.0.0", "pubsub"),
+    CMD("spublish", spublishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, ACL_CAT_PUBSUB, 1, 1, 1, "Post a message to a shard channel", "7.0.0", "pubsub"),
+    CMDS("pubsub", -2, 0, ACL_CAT_PUBSUB, "A container for Pub/Sub commands.", "2.8.0", "pubsub", pubsubSubcommands),
     /* connection */
     CMD("ping", pingCommand, -1, F | SE, CN, 0, 0, 0, "Returns the server's liveliness response.", "1.0.0", "connection"),
     CMD("echo", echoCommand, 2, F, CN, 0, 0, 0, "Returns the given string.", "1.0.0", "connection"),
@@ -448,10 +448,16 @@ static void commandReplyAcl(client *c, cairnCommand *cmd) {
     static const struct {
         uint64_t cat;
         const char *name;
-    } names[] = {{ACL_CAT_KEYSPACE, "@keyspace"}, {ACL_CAT_READ, "@read"}, {ACL_CAT_WRITE, "@write"},
-                 {ACL_CAT_STRING, "@string"},     {ACL_CAT_ADMIN, "@admin"}, {ACL_CAT_FAST, "@fast"},
-                 {ACL_CAT_SLOW, "@slow"},         {ACL_CAT_DANGEROUS, "@dangerous"},
-                 {ACL_CAT_CONNECTION, "@connection"}, {0, NULL}};
+    } names[] = {/* Redis' order, which COMMAND INFO shows */
+                 {ACL_CAT_KEYSPACE, "@keyspace"}, {ACL_CAT_READ, "@read"}, {ACL_CAT_WRITE, "@write"},
+                 {ACL_CAT_SET, "@set"},           {ACL_CAT_SORTEDSET, "@sortedset"},
+                 {ACL_CAT_LIST, "@list"},         {ACL_CAT_HASH, "@hash"},
+                 {ACL_CAT_STRING, "@string"},     {ACL_CAT_BITMAP, "@bitmap"},
+                 {ACL_CAT_HYPERLOGLOG, "@hyperloglog"}, {ACL_CAT_PUBSUB, "@pubsub"},
+                 {ACL_CAT_ADMIN, "@admin"},       {ACL_CAT_FAST, "@fast"},
+                 {ACL_CAT_SLOW, "@slow"},         {ACL_CAT_BLOCKING, "@blocking"},
+                 {ACL_CAT_DANGEROUS, "@dangerous"}, {ACL_CAT_CONNECTION, "@connection"},
+                 {ACL_CAT_TRANSACTION, "@transaction"}, {0, NULL}};
     uint64_t cats = commandAclCategories(cmd);
     int n = 0;
     for (int j = 0; names[j].name; j++)
@@ -472,7 +478,7 @@ static void commandReplyKeySpecs(client *c, cairnCommand *cmd) {
     const char *access = (cmd->flags & CMD_WRITE) ? "RW" : "RO";
     replySetLen(c, 2);
     replyStatusC(c, access);
-    replyStatusC(c, (cmd->flags & CMD_WRITE) ? "UPDATE" : "ACCESS");
+    replyStatusC(c, (cmd->flags & CMD_WRITE) ? "update" : "access");
     replyBulkCString(c, "begin_search");
     replyMapLen(c, 2);
     replyBulkCString(c, "type");
@@ -668,7 +674,7 @@ void commandCommand(client *c) {
                     replyBulk(c, c->argv[2 + keys[j]]);
                     replySetLen(c, 2);
                     replyStatusC(c, (cmd->flags & CMD_WRITE) ? "RW" : "RO");
-                    replyStatusC(c, (cmd->flags & CMD_WRITE) ? "UPDATE" : "ACCESS");
+                    replyStatusC(c, (cmd->flags & CMD_WRITE) ? "update" : "access");
                 } else {
                     replyBulk(c, c->argv[2 + keys[j]]);
                 }
