@@ -169,6 +169,11 @@ void signalKeyAsReady(serverDb *db, robj *key, int type) {
     ready_tail = r;
 }
 
+/* The ready key whose waiters are being re-run (blockedReadyKey). */
+static robj *serving_key;
+
+robj *blockedReadyKey(void) { return serving_key; }
+
 /* Re-run the waiters of one ready key while the key has something for
  * them. A waiter that blocks again ends the pass: the key ran dry, and the
  * others keep their places. */
@@ -179,7 +184,7 @@ static void serveKey(serverDb *db, robj *key) {
         if (!de) return;
         waiters *w = dictGetVal(de);
         if (w->len == 0) return;
-        robj *o = dbLookupReadNoTouch(db, key);
+        robj *o = dbLookupReadNoNotify(db, key);
         client *c = w->v[0];
         if (!o || o->type != c->btype) return;
         unblockClient(c);
@@ -187,7 +192,9 @@ static void serveKey(serverDb *db, robj *key) {
         c->db = db;
         c->flags |= CLIENT_REEXECUTING;
         replyBegin(c);
+        serving_key = key;
         commandCall(c);
+        serving_key = NULL;
         c->flags &= ~CLIENT_REEXECUTING;
         if (c->db == db) c->db = saved;
         if (c->flags & CLIENT_BLOCKED) return;

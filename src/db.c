@@ -151,7 +151,21 @@ robj *dbLookupRead(serverDb *db, robj *key) {
     return val;
 }
 
+/* Like a read, without updating the access clock (EXISTS, TYPE, TTL). */
 robj *dbLookupReadNoTouch(serverDb *db, robj *key) {
+    dictEntry *de = dbFindLive(db, key);
+    if (!de) {
+        server.stat_keyspace_misses++;
+        notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", key, db->id);
+        return NULL;
+    }
+    server.stat_keyspace_hits++;
+    return dictGetVal(de);
+}
+
+/* Internal lookups (OBJECT, SCAN's filter, serving blocked clients): no
+ * access clock, no statistics, no events. */
+robj *dbLookupReadNoNotify(serverDb *db, robj *key) {
     dictEntry *de = dbFindLive(db, key);
     return de ? dictGetVal(de) : NULL;
 }

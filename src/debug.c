@@ -139,7 +139,7 @@ void debugCommand(client *c) {
         active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
         replyOk(c);
     } else if (!strcasecmp(sub, "object") && c->argc == 3) {
-        robj *o = dbLookupReadNoTouch(c->db, c->argv[2]);
+        robj *o = dbLookupReadNoNotify(c->db, c->argv[2]);
         if (!o) {
             replyError(c, "ERR no such key");
             return;

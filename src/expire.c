@@ -105,13 +105,11 @@ void pexpireCommand(client *c) { expireGeneric(c, dbExpiredNow(), 0); }
 void pexpireatCommand(client *c) { expireGeneric(c, 0, 0); }
 
 static void ttlGeneric(client *c, int output_ms, int output_abs) {
-    keyRef ref;
-    dbFindForWrite(c->db, c->argv[1], &ref);
-    if (!ref.de) {
+    if (!dbLookupReadNoTouch(c->db, c->argv[1])) {
         replyLongLong(c, -2);
         return;
     }
-    long long expire = dbGetExpireEntry(c->db, ref.de);
+    long long expire = dbGetExpire(c->db, c->argv[1]);
     if (expire == -1) {
         replyLongLong(c, -1);
         return;

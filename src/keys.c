@@ -140,7 +140,7 @@ void scanCommand(client *c) {
         if (!scanMatches(&opt, key, sdslen(key))) continue;
         robj *kobj = createStringObject(key, sdslen(key));
         /* May delete the key if it expired: k.keys[j] is not used after. */
-        robj *val = dbLookupReadNoTouch(c->db, kobj);
+        robj *val = dbLookupReadNoNotify(c->db, kobj);
         if (!val || (opt.type && strcasecmp(opt.type, strType(val->type)) != 0)) {
             decrRefCount(kobj);
             continue;
@@ -376,7 +376,7 @@ void objectCommand(client *c) {
         replyHelp(c, help);
         return;
     }
-    robj *o = dbLookupReadNoTouch(c->db, c->argv[2]);
+    robj *o = dbLookupReadNoNotify(c->db, c->argv[2]);
     if (!strcasecmp(sub, "encoding")) {
         if (!o) replyNull(c);
         else replyBulkCString(c, strEncoding(o->encoding));

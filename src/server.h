@@ -349,6 +349,7 @@ typedef struct keyRef {
 void dbInit(void);
 robj *dbLookupRead(serverDb *db, robj *key);     /* updates hits/misses and LRU */
 robj *dbLookupReadNoTouch(serverDb *db, robj *key);
+robj *dbLookupReadNoNotify(serverDb *db, robj *key);
 robj *dbLookupWrite(serverDb *db, robj *key);
 /* Lookup for a write command: deletes the key if logically expired and
  * returns it in ref (ref->de NULL if absent, with an insert position). */

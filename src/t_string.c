@@ -5,9 +5,11 @@
  * exactly once with dbFindForWrite and then stores the value, sets or clears
  * the expire and fires the notification from the keyRef it got back.
  *
- * Replies are written before keyspace notifications fire, or from values on
- * the stack: a notification hook may replace or free the stored object, so
- * nothing is read from it afterwards. Relative expires are propagated as
+ * Keyspace notifications fire in the same order relative to the reply as in
+ * Redis 7.0 (a RESP3 client subscribed to its own keys sees that order).
+ * When a reply comes after a notification it is built from values on the
+ * stack, or from an object this command holds its own reference to: a
+ * notification hook may replace or free the stored value. Relative expires are propagated as
  * absolute ones (SET ... PXAT, PEXPIREAT) so the AOF and replicas do not
  * depend on when they replay the stream. */
 #include "server.h"
@@ -134,8 +136,11 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
     dbFindForWrite(c->db, key, &ref);
     if (flags & SET_GET) {
         if (ref.de == NULL) {
+            server.stat_keyspace_misses++;
+            notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", key, c->db->id);
             replyNull(c);
         } else {
+            server.stat_keyspace_hits++;
             robj *old = dictGetVal(ref.de);
             if (old->type != OBJ_STRING) {
                 replyErrorWrongType(c);
@@ -157,10 +162,10 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
     if (found && !(flags & SET_KEEPTTL)) dbRemoveExpireEntry(c->db, ref.de);
     if (expire) dbSetExpireEntry(c->db, ref.de, when);
     server.dirty++;
-    if (!(flags & SET_GET)) replyRaw(c, ok_reply, strlen(ok_reply));
     signalModifiedKey(c, c->db, key);
     notifyKeyspaceEvent(NOTIFY_STRING, "set", key, c->db->id);
     if (expire) notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
+    if (!(flags & SET_GET)) replyRaw(c, ok_reply, strlen(ok_reply)); /* a constant */
 
     /* Propagate a relative expire as an absolute one, and drop GET. */
     if (expire && !(flags & SET_PXAT)) {
@@ -242,8 +247,9 @@ void getsetCommand(client *c) {
         replyBulk(c, old);
         server.stat_keyspace_hits++;
     } else {
-        replyNull(c);
         server.stat_keyspace_misses++;
+        notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", c->argv[1], c->db->id);
+        replyNull(c);
     }
     c->argv[2] = tryObjectEncoding(c->argv[2]);
     incrRefCount(c->argv[2]);
@@ -279,6 +285,7 @@ void getexCommand(client *c) {
     dbFindForWrite(c->db, c->argv[1], &ref);
     if (!ref.de) {
         server.stat_keyspace_misses++;
+        notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", c->argv[1], c->db->id);
         replyNull(c);
         return;
     }
@@ -384,9 +391,9 @@ static void incrDecr(client *c, long long incr) {
         dbSetValue(&ref, createStringObjectFromLongLongForValue(value));
     }
     server.dirty++;
-    replyLongLong(c, value); /* from the stack, before any notification */
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "incrby", c->argv[1], c->db->id);
+    replyLongLong(c, value); /* from the stack, never from the stored object */
 }
 
 void incrCommand(client *c) { incrDecr(c, 1); }
@@ -429,9 +436,9 @@ void incrbyfloatCommand(client *c) {
     incrRefCount(n); /* one for the keyspace, one for the rewritten argv */
     dbSetValue(&ref, n);
     server.dirty++;
-    replyBulk(c, n);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "incrbyfloat", c->argv[1], c->db->id);
+    replyBulk(c, n); /* safe: we hold our own reference to n */
     /* Replicate the result, not the increment: float formatting must not
      * let replicas drift. */
     stringSharedInit();
@@ -475,9 +482,9 @@ void appendCommand(client *c) {
         totlen = sdslen(o->ptr);
     }
     server.dirty++;
-    replyLongLong(c, (long long)totlen);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "append", c->argv[1], c->db->id);
+    replyLongLong(c, (long long)totlen);
 }
 
 void setrangeCommand(client *c) {
@@ -518,9 +525,9 @@ void setrangeCommand(client *c) {
     memcpy((char *)o->ptr + offset, value, vlen);
     size_t newlen = sdslen(o->ptr);
     server.dirty++;
-    replyLongLong(c, (long long)newlen);
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "setrange", c->argv[1], c->db->id);
+    replyLongLong(c, (long long)newlen);
 }
 
 void getrangeCommand(client *c) {

@@ -13,6 +13,8 @@
  * runs). The table owns its key copies and id arrays. */
 #include "server.h"
 
+#include <stdlib.h>
+
 #define TRACKING_CHANNEL "__redis__:invalidate"
 
 typedef struct idArray {
@@ -224,28 +226,45 @@ void trackingInvalidateAll(void) {
     if (tracking_table) dictEmpty(tracking_table, NULL);
 }
 
+static int entryCompareByKey(const void *a, const void *b) {
+    return sdscmp(dictGetKey(*(dictEntry *const *)a), dictGetKey(*(dictEntry *const *)b));
+}
+
+/* The entries of d sorted by key (caller frees the array). Redis keeps
+ * prefixes and pending keys in radix trees, so clients see them in
+ * lexicographic order; we sort to give the same messages. */
+static dictEntry **sortedEntries(dict *d, unsigned long *n) {
+    *n = dictSize(d);
+    dictEntry **v = zmalloc(sizeof(dictEntry *) * (*n ? *n : 1));
+    unsigned long i = 0;
+    dictIterator di;
+    dictInitIterator(&di, d);
+    dictEntry *de;
+    while ((de = dictNext(&di)) != NULL) v[i++] = de;
+    dictResetIterator(&di);
+    qsort(v, *n, sizeof(dictEntry *), entryCompareByKey);
+    return v;
+}
+
 /* Before sleeping: one message per BCAST client per prefix with changes. */
 void trackingBroadcast(void) {
     if (!prefix_table || dictSize(prefix_table) == 0) return;
-    dictIterator di;
-    dictInitIterator(&di, prefix_table);
-    dictEntry *de;
-    while ((de = dictNext(&di)) != NULL) {
-        bcastPrefix *p = dictGetVal(de);
+    unsigned long nprefixes;
+    dictEntry **prefixes = sortedEntries(prefix_table, &nprefixes);
+    for (unsigned long pi = 0; pi < nprefixes; pi++) {
+        bcastPrefix *p = dictGetVal(prefixes[pi]);
         if (!p->keys || dictSize(p->keys) == 0) continue;
-        unsigned long nkeys = dictSize(p->keys);
+        unsigned long nkeys;
+        dictEntry **kes = sortedEntries(p->keys, &nkeys);
         robj **keys = zmalloc(sizeof(robj *) * nkeys);
         uint64_t *by = zmalloc(sizeof(uint64_t) * nkeys);
-        unsigned long i = 0;
-        dictIterator ki;
-        dictInitIterator(&ki, p->keys);
-        dictEntry *ke;
-        while ((ke = dictNext(&ki)) != NULL) {
-            sds k = dictGetKey(ke);
+        unsigned long i;
+        for (i = 0; i < nkeys; i++) {
+            sds k = dictGetKey(kes[i]);
             keys[i] = createStringObject(k, sdslen(k));
-            by[i++] = ke->v.u64;
+            by[i] = kes[i]->v.u64;
         }
-        dictResetIterator(&ki);
+        zfree(kes);
         for (int j = 0; j < p->clients.len; j++) {
             client *c = clientLookupById(p->clients.v[j]);
             if (!c) continue;
@@ -266,7 +285,7 @@ void trackingBroadcast(void) {
         zfree(by);
         dictEmpty(p->keys, NULL);
     }
-    dictResetIterator(&di);
+    zfree(prefixes);
 }
 
 /* ---- enabling / disabling ---- */

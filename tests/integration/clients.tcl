@@ -1,7 +1,8 @@
 # clients.tcl -- interoperability with genuine client software: Debian's
 # redis-cli and redis-benchmark (7.0.15) and redis-py (python3-redis 4.3,
 # through tests/integration/redis_py_test.py run with /usr/bin/python3).
-# Only strings and generic key commands are used.
+# Only strings and generic key commands are used, plus Pub/Sub, MULTI/EXEC,
+# keyspace notifications and client tracking in redis_py_pubsub_test.py.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
@@ -474,6 +475,37 @@ if {![file executable $python] || [catch {exec $python -c "import redis" 2>@1} e
         assert {$nf == 0} "redis-py failures:\n[join $errs \n]"
         assert {$np >= 20} "only $np redis-py tests passed"
         assert_equal 0 $code "exit status; output:\n$out"
+        assert_equal PONG [r $c PING]
+    }
+}
+
+# Pub/Sub, transactions, keyspace notifications and RESP2 client-side
+# caching through redis-py (tests/integration/redis_py_pubsub_test.py).
+if {![file executable $python] || [catch {exec $python -c "import redis" 2>@1} err]} {
+    set why [expr {[file executable $python] ? "cannot import redis: $err" : "$python not found"}]
+    skip "redis-py pubsub/transaction suite (redis_py_pubsub_test.py)" "python3-redis not importable ($why)"
+} else {
+    test "redis-py pubsub/transaction suite (redis_py_pubsub_test.py)" {
+        set script [file join $here redis_py_pubsub_test.py]
+        set code [catch {exec $python -B $script [dict get $srv host] [dict get $srv port] \
+            < /dev/null 2>@1} out]
+        set lines [split [string trimright $out \n] \n]
+        if {$code} {
+            # exec appends "child process exited abnormally" on exit 1.
+            if {[string match "child process exited abnormally" [lindex $lines end]]} {
+                set lines [lrange $lines 0 end-1]
+            }
+        }
+        set last [lindex $lines end]
+        set errs [lsearch -all -inline -regexp $lines {^(\[err\]|    )}]
+        assert {[regexp {^(\d+) passed, (\d+) failed$} $last -> np nf]} \
+            "no summary line; output:\n$out"
+        assert {$nf == 0} "redis-py pubsub failures:\n[join $errs \n]"
+        assert {$np >= 15} "only $np redis-py pubsub tests passed"
+        assert_equal 0 $code "exit status; output:\n$out"
+        # The script restores what it changed.
+        assert_equal {notify-keyspace-events {}} [r $c CONFIG GET notify-keyspace-events]
+        assert_equal 0 [r $c PUBSUB NUMPAT]
         assert_equal PONG [r $c PING]
     }
 }
