@@ -6,7 +6,7 @@ CC ?= cc
 OPT ?= -O2
 WARN := -Wall -Wextra
 CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc
-LIBS := -lm -lpthread
+LIBS := -lm -lpthread -llz4
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
@@ -22,13 +22,13 @@ else
   LIBS += -ljemalloc
 endif
 
-# Tests that need data types from later issues are skipped (and counted as skipped).
-TESTFLAGS ?= --tags -needs-lists
+# Extra runner flags, e.g. TESTFLAGS="--tags -sometag" to skip tagged tests.
+TESTFLAGS ?=
 
 SRC := $(wildcard src/*.c)
 OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC))
 # C unit tests link only the self-contained data structure modules.
-LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash listpack intset)
+LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash listpack intset quicklist)
 CTESTS_SRC := $(wildcard tests/c/test_*.c)
 CTESTS := $(patsubst tests/c/test_%.c,$(BUILD)/tests/test-%,$(CTESTS_SRC))
 
@@ -37,6 +37,7 @@ all: check-deps $(SERVER)
 # One clear line when a build dependency is missing.
 check-deps:
 	@command -v $(CC) >/dev/null 2>&1 || { echo "cairn: no C compiler: apt-get install build-essential"; exit 1; }
+	@printf '#include <lz4.h>\nint main(void){return LZ4_versionNumber() == 0;}\n' | $(CC) -x c - -o /dev/null -llz4 2>/dev/null || { echo "cairn: liblz4 missing: apt-get install liblz4-dev"; exit 1; }
 ifneq ($(SANITIZE),1)
 	@printf '#include <jemalloc/jemalloc.h>\nint main(void){return 0;}\n' | $(CC) -x c - -o /dev/null -ljemalloc 2>/dev/null || { echo "cairn: jemalloc missing: apt-get install libjemalloc-dev"; exit 1; }
 endif

@@ -34,6 +34,10 @@ int getTimeoutFromObjectOrReply(struct client *c, struct robj *obj, long long *t
 
 /* Called by db.c when a key is created or replaced. */
 void signalKeyAsReady(struct serverDb *db, struct robj *key, int type);
+/* While a waiter's command is re-run (CLIENT_REEXECUTING): the ready key
+ * it is re-run for. Redis 7.0 serves a waiter blocked on several keys from
+ * that key, not from the first key of its command. NULL otherwise. */
+struct robj *blockedReadyKey(void);
 /* Serve the waiters of the keys signalled since the last call. */
 void handleClientsBlockedOnKeys(void);
 /* Process input that arrived for clients while they were blocked. */
