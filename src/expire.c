@@ -116,9 +116,9 @@ static void ttlGeneric(client *c, int output_ms, int output_abs) {
     }
     long long ttl = output_abs ? expire : expire - dbExpiredNow();
     if (ttl < 0) ttl = 0;
-    /* Rounded to the nearest second; the addition wraps for expires near
-     * LLONG_MAX exactly as it does in Redis, without signed overflow. */
-    replyLongLong(c, output_ms ? ttl : (long long)((unsigned long long)ttl + 500) / 1000);
+    /* Rounded to the nearest second. Near LLONG_MAX the sum no longer fits a
+     * signed long long; Redis' result equals the unsigned computation. */
+    replyLongLong(c, output_ms ? ttl : (long long)(((unsigned long long)ttl + 500) / 1000));
 }
 
 void ttlCommand(client *c) { ttlGeneric(c, 0, 0); }
