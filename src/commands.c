@@ -13,6 +13,7 @@
 #include "t_list.h"
 #include "t_set.h"
 #include "t_zset.h"
+#include "sort.h"
 
 #include <stdio.h>
 
@@ -141,6 +142,7 @@ static cairnCommand commandTable[] = {
     SET_COMMANDS
     ZSET_COMMANDS
     BITS_COMMANDS
+    SORT_COMMANDS
     /* keyspace */
     CMD("del", delCommand, -2, W, K, 1, -1, 1, "Deletes one or more keys.", "1.0.0", "generic"),
     CMD("unlink", unlinkCommand, -2, W | F, K, 1, -1, 1, "Asynchronously deletes one or more keys.", "4.0.0", "generic"),
