@@ -509,7 +509,7 @@ void trackingInfoCommand(client *c) {
     /* Sorted, as Redis lists them. */
     int np = c->tracking_nprefixes;
     sds *sorted = zmalloc(sizeof(sds) * (np ? np : 1));
-    memcpy(sorted, c->tracking_prefixes, sizeof(sds) * np);
+    if (np) memcpy(sorted, c->tracking_prefixes, sizeof(sds) * np);
     for (int i = 1; i < np; i++)
         for (int j = i; j > 0 && sdscmp(sorted[j - 1], sorted[j]) > 0; j--) {
             sds tmp = sorted[j];
