@@ -389,13 +389,13 @@ void hdelCommand(client *c) {
             break;
         }
     }
-    replyLongLong(c, deleted);
     if (deleted) {
         server.dirty += deleted;
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_HASH, "hdel", c->argv[1], c->db->id);
         if (keyremoved) notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
     }
+    replyLongLong(c, deleted); /* after the events, as Redis */
 }
 
 void hincrbyCommand(client *c) {

@@ -391,10 +391,11 @@ void linsertCommand(client *c) {
         replyConst(c, ":-1\r\n");
         return;
     }
-    replyLongLong(c, (long long)listTypeLength(o));
+    long long len = (long long)listTypeLength(o); /* on the stack: replied after the event */
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_LIST, "linsert", c->argv[1], c->db->id);
     server.dirty++;
+    replyLongLong(c, len);
 }
 
 /* LREM key count element: count > 0 from the head, < 0 from the tail, 0 all. */
@@ -428,7 +429,6 @@ void lremCommand(client *c) {
     }
     quicklistResetIterator(&it);
     int empty = listTypeLength(o) == 0;
-    replyLongLong(c, (long long)removed);
     if (removed) notifyKeyspaceEvent(NOTIFY_LIST, "lrem", c->argv[1], c->db->id);
     if (empty) {
         dbDelete(c->db, c->argv[1]);
@@ -436,6 +436,7 @@ void lremCommand(client *c) {
     }
     if (removed) signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty += (long long)removed;
+    replyLongLong(c, (long long)removed); /* after the events, as Redis */
 }
 
 void ltrimCommand(client *c) {
@@ -466,7 +467,6 @@ void ltrimCommand(client *c) {
     quicklistDelRange(o->ptr, 0, (unsigned long)ltrim);
     quicklistDelRange(o->ptr, -rtrim, (unsigned long)rtrim);
     int empty = listTypeLength(o) == 0;
-    replyOk(c);
     notifyKeyspaceEvent(NOTIFY_LIST, "ltrim", c->argv[1], c->db->id);
     if (empty) {
         dbDelete(c->db, c->argv[1]);
@@ -474,6 +474,7 @@ void ltrimCommand(client *c) {
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty += ltrim + rtrim;
+    replyOk(c); /* after the events, as Redis */
 }
 
 /* ---- LMOVE family ---- */
@@ -523,11 +524,11 @@ static void lmoveGeneric(client *c, robj *src, int wherefrom, int whereto, int k
     quicklistPush(dst->ptr, val, vlen, whereto);
     if (created) dbSetValue(&dref, dst);
     int src_empty = listTypeLength(src) == 0;
-    replyBulkBuf(c, val, vlen);
-    if (val != small) zfree(val);
-
     signalModifiedKey(c, c->db, dstkey);
     notifyKeyspaceEvent(NOTIFY_LIST, whereto == QUICKLIST_HEAD ? "lpush" : "rpush", dstkey, c->db->id);
+    /* Redis' order: push event, the reply (our own copy), pop event. */
+    replyBulkBuf(c, val, vlen);
+    if (val != small) zfree(val);
     notifyKeyspaceEvent(NOTIFY_LIST, wherefrom == QUICKLIST_HEAD ? "lpop" : "rpop", srckey, c->db->id);
     if (src_empty) {
         dbDelete(c->db, srckey);

@@ -406,12 +406,12 @@ void saddCommand(client *c) {
     }
     long long added = 0;
     for (int j = 2; j < c->argc; j++) added += setAdd(set, c->argv[j]->ptr);
-    replyLongLong(c, added);
     if (added) {
         signalModifiedKey(c, c->db, c->argv[1]);
         notifyKeyspaceEvent(NOTIFY_SET, "sadd", c->argv[1], c->db->id);
     }
     server.dirty += added;
+    replyLongLong(c, added); /* after the event, as Redis */
 }
 
 void sremCommand(client *c) {
@@ -432,7 +432,6 @@ void sremCommand(client *c) {
             break;
         }
     }
-    replyLongLong(c, deleted);
     if (emptied) dbDelete(c->db, c->argv[1]);
     if (deleted) {
         signalModifiedKey(c, c->db, c->argv[1]);
@@ -440,6 +439,7 @@ void sremCommand(client *c) {
         if (emptied) notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[1], c->db->id);
         server.dirty += deleted;
     }
+    replyLongLong(c, deleted); /* after the events, as Redis */
 }
 
 void scardCommand(client *c) {
@@ -494,7 +494,6 @@ void smoveCommand(client *c) {
         replyRaw(c, REPLY_ZERO);
         return;
     }
-    replyConst(c, ":1\r\n");
     /* Events in Redis' order: srem and del of the source come before the
      * destination is created (dbSetValue may announce a new key). */
     notifyKeyspaceEvent(NOTIFY_SET, "srem", c->argv[1], c->db->id);
@@ -518,6 +517,7 @@ void smoveCommand(client *c) {
         signalModifiedKey(c, c->db, c->argv[2]);
         notifyKeyspaceEvent(NOTIFY_SET, "sadd", c->argv[2], c->db->id);
     }
+    replyConst(c, ":1\r\n"); /* after the events, as Redis */
 }
 
 /* ---- random members ---- */
@@ -543,12 +543,16 @@ static void spopWithCount(client *c) {
 
     if ((unsigned long)count >= size) {
         /* The whole set goes: reply it, delete the key, replay as DEL. */
+        /* Redis' order: spop event, the reply, del event. Our own
+         * reference keeps the set alive for the reply. */
+        incrRefCount(set);
+        notifyKeyspaceEvent(NOTIFY_SET, "spop", key, c->db->id);
         setReplyAll(c, set, 1);
         incrRefCount(key);
         dbDelete(c->db, key);
+        decrRefCount(set);
         server.dirty += size;
         signalModifiedKey(c, c->db, key);
-        notifyKeyspaceEvent(NOTIFY_SET, "spop", key, c->db->id);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
         robj **argv = zmalloc(sizeof(robj *) * 2);
         argv[0] = setRef(objDel);
@@ -565,6 +569,8 @@ static void spopWithCount(client *c) {
     unsigned long remaining = size - count;
     sds m;
     int64_t v;
+    /* Redis announces spop before the reply. */
+    notifyKeyspaceEvent(NOTIFY_SET, "spop", key, c->db->id);
     replySetLen(c, count);
     if (remaining * SPOP_MOVE_STRATEGY_MUL > (unsigned long)count) {
         while (count--) {
@@ -598,7 +604,6 @@ static void spopWithCount(client *c) {
     }
     server.dirty += argc - 2;
     signalModifiedKey(c, c->db, key);
-    notifyKeyspaceEvent(NOTIFY_SET, "spop", key, c->db->id);
     setRewriteArgv(c, argv, argc);
 }
 
@@ -622,7 +627,6 @@ void spopCommand(client *c) {
     sds m;
     int64_t v;
     setRandom(set, &m, &v);
-    setReplyMember(c, m, v);
     robj *ele = setMemberObject(m, v);
     setMemberRemove(set, m, v);
     int emptied = setSize(set) == 0;
@@ -631,6 +635,7 @@ void spopCommand(client *c) {
     server.dirty++;
     signalModifiedKey(c, c->db, key);
     notifyKeyspaceEvent(NOTIFY_SET, "spop", key, c->db->id);
+    replyBulk(c, ele); /* our own object; between spop and del, as Redis */
     if (emptied) notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
     setSharedInit();
     clientRewriteArgv(c, 3, setRef(objSrem), key, ele);

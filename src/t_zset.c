@@ -209,13 +209,13 @@ void zremCommand(client *c) {
             break;
         }
     }
-    replyLongLong(c, deleted);
     if (deleted) {
         server.dirty += deleted;
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_ZSET, "zrem", key, c->db->id);
         if (keyremoved) notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
     }
+    replyLongLong(c, deleted); /* after the events, as Redis */
 }
 
 void zcardCommand(client *c) {
@@ -598,12 +598,12 @@ static void zremrangeGeneric(client *c, zrangeType type) {
     int keyremoved = zsetLength(zobj) == 0;
     if (keyremoved) dbDelete(c->db, key);
     server.dirty += deleted;
-    replyLongLong(c, (long long)deleted);
     if (deleted) {
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_ZSET, event, key, c->db->id);
         if (keyremoved) notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
     }
+    replyLongLong(c, (long long)deleted); /* after the events, as Redis */
 cleanup:
     zslFreeLexRange(&lexrange);
 }

@@ -96,6 +96,11 @@ static long zpopFrom(client *c, robj *key, robj *zobj, int where, int emitkey, l
         replyBulk(c, key);
         replyArrayLen(c, rangelen);
     }
+    /* Redis' order: the headers, the pop event, the elements, del. The
+     * elements are read after the event: hold our own reference. */
+    incrRefCount(zobj);
+    signalModifiedKey(c, c->db, key);
+    notifyKeyspaceEvent(NOTIFY_ZSET, where == ZSET_MAX ? "zpopmax" : "zpopmin", key, c->db->id);
     for (long j = 0; j < rangelen; j++) {
         zsetIter it;
         zsetIterInit(&it, zobj, where == ZSET_MAX);
@@ -110,8 +115,7 @@ static long zpopFrom(client *c, robj *key, robj *zobj, int where, int emitkey, l
     server.dirty += rangelen;
     int emptied = zsetLength(zobj) == 0;
     if (emptied) dbDelete(c->db, key);
-    signalModifiedKey(c, c->db, key);
-    notifyKeyspaceEvent(NOTIFY_ZSET, where == ZSET_MAX ? "zpopmax" : "zpopmin", key, c->db->id);
+    decrRefCount(zobj);
     if (emptied) notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);
     return rangelen;
 }
