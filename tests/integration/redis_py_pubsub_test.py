@@ -581,8 +581,10 @@ def keyspace_notifications_expired_lazily():
     W.execute_command("DEBUG", "SET-ACTIVE-EXPIRE", "0")
     try:
         with notify_config("Kgx"):
-            p = pubsub(ignore_subscribe_messages=True)
+            p = pubsub()
             p.subscribe(ks + "kn:lazy")
+            # subscribe() does not wait: the write must not overtake it.
+            eq(M("subscribe", ks + "kn:lazy", 1), msg(p))
             W.set("kn:lazy", "v", px=10)
             eq(M("message", ks + "kn:lazy", "expire"), msg(p, ignore_subscribe_messages=True))
             time.sleep(0.05)
