@@ -52,7 +52,11 @@ void respFree(respRequest *r) {
  * its terminator is not complete yet. Matching this keeps replies to odd
  * input identical to Redis'. */
 static const char *respFindTerminator(const char *p, char ch, size_t len) {
-    return memchr(p, ch, strnlen(p, len));
+    /* Only the line itself is checked for a NUL: scanning the whole rest of
+     * a pipelined buffer for every line would make parsing quadratic. */
+    const char *t = memchr(p, ch, len);
+    if (t && memchr(p, '\0', (size_t)(t - p)) != NULL) return NULL;
+    return t;
 }
 
 static int respError(respRequest *r, const char *err) {
