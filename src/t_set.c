@@ -648,12 +648,7 @@ void spopCommand(client *c) {
 
 static void srandmemberWithCount(client *c) {
     long l;
-    if (getLongFromObjectOrReply(c, c->argv[2], &l, NULL) != C_OK) return;
-    if (l < -LONG_MAX) {
-        replyErrorFormat(c, "ERR value is out of range, value must between %ld and %ld", -LONG_MAX,
-                         LONG_MAX);
-        return;
-    }
+    if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK) return;
     int uniq = l >= 0;
     unsigned long count = uniq ? (unsigned long)l : (unsigned long)-l;
     robj *set = setLookupReadOrReply(c, c->argv[1], REPLY_EMPTY_ARRAY);

@@ -681,12 +681,8 @@ static void zrandmemberWithCount(client *c, long l, int withscores) {
 void zrandmemberCommand(client *c) {
     if (c->argc >= 3) {
         long l;
-        if (getLongFromObjectOrReply(c, c->argv[2], &l, NULL) != C_OK) return;
-        if (l < -LONG_MAX) {
-            replyErrorFormat(c, "ERR value is out of range, value must between %ld and %ld",
-                             -LONG_MAX, LONG_MAX);
+        if (getRangeLongFromObjectOrReply(c, c->argv[2], -LONG_MAX, LONG_MAX, &l, NULL) != C_OK)
             return;
-        }
         int withscores = 0;
         if (c->argc > 4 || (c->argc == 4 && !argEq(c->argv[3], "withscores"))) {
             replyErrorSyntax(c);
