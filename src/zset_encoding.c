@@ -342,7 +342,10 @@ int zsetAdd(robj *zobj, double score, sds ele, int in_flags, int *out_flags, dou
         }
     }
     zset *zs = zobj->ptr;
-    dictEntry *de = dictFind(zs->dict, ele);
+    /* One hash of the member: the position found here is where a new member
+     * goes (nothing touches the dict before the insert below). */
+    dictInsertPos pos;
+    dictEntry *de = dictFindOrPos(zs->dict, ele, &pos);
     if (de) {
         zskiplistNode *node = dictGetVal(de);
         curscore = node->score;
@@ -363,7 +366,7 @@ int zsetAdd(robj *zobj, double score, sds ele, int in_flags, int *out_flags, dou
         return 1;
     }
     zskiplistNode *node = zslInsert(zs->zsl, score, sdsdup(ele));
-    dictAdd(zs->dict, node->ele, node);
+    dictSetVal(zs->dict, dictInsertAtPos(zs->dict, node->ele, &pos), node);
     *out_flags |= ZADD_OUT_ADDED;
     if (newscore) *newscore = score;
     return 1;
