@@ -380,9 +380,8 @@ void clientCommand(client *c) {
         } else if (argEq(c->argv[2], "off")) {
             c->flags |= CLIENT_REPLY_OFF;
         } else if (argEq(c->argv[2], "skip")) {
+            /* Like OFF, this command itself says nothing. */
             if (!(c->flags & CLIENT_REPLY_OFF)) c->flags |= CLIENT_REPLY_SKIP_NEXT;
-            /* This command itself says nothing either. */
-            replyRollback(c, &c->cmd_mark);
         } else {
             replyErrorSyntax(c);
         }
