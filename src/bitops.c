@@ -28,8 +28,10 @@
 
 /* Bits set in n bytes at p: eight bytes at a time with a popcount of the
  * whole word. memcpy keeps the loads legal at any alignment and compiles to
- * plain moves. */
-__attribute__((target("popcnt"))) static long long bitsPopcountHw(const unsigned char *p, size_t n) {
+ * plain moves. Inlined into two callers: one compiled for the popcnt
+ * instruction, one for CPUs without it (bit arithmetic). */
+static inline __attribute__((always_inline)) long long bitsPopcountBody(const unsigned char *p,
+                                                                       size_t n) {
     long long count = 0;
     size_t i = 0;
     for (; i + 32 <= n; i += 32) {
@@ -47,19 +49,11 @@ __attribute__((target("popcnt"))) static long long bitsPopcountHw(const unsigned
     return count;
 }
 
-/* The same loop for CPUs without the popcnt instruction (the compiler then
- * expands the builtin into bit arithmetic). */
-static long long bitsPopcountSw(const unsigned char *p, size_t n) {
-    long long count = 0;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, sizeof(w));
-        count += __builtin_popcountll(w);
-    }
-    for (; i < n; i++) count += __builtin_popcount(p[i]);
-    return count;
+__attribute__((target("popcnt"))) static long long bitsPopcountHw(const unsigned char *p, size_t n) {
+    return bitsPopcountBody(p, n);
 }
+
+static long long bitsPopcountSw(const unsigned char *p, size_t n) { return bitsPopcountBody(p, n); }
 
 static long long bitsPopcount(const unsigned char *p, size_t n) {
     static int hw = -1;
