@@ -622,6 +622,19 @@ proc server_info {c {section ""}} {
 }
 
 # info_field $c FIELD ?section?: one INFO field (empty if absent).
+# cairn's own introspection, for tests of the single-lookup and single-
+# propagation rules. They act on the test file's main client, $::c.
+# resp ARG...: a command's RESP encoding, as the propagation stream holds it.
+proc resp {args} { return [::cairn_h::encode $args] }
+# lookups CMD ARG...: run a command, return its keyspace searches (DEBUG LOOKUPS).
+proc lookups {args} {
+    r $::c DEBUG LOOKUPS RESET
+    r $::c {*}$args
+    return [r $::c DEBUG LOOKUPS]
+}
+# propagated: the stream bytes since the previous call (DEBUG PROPAGATED).
+proc propagated {} { return [r $::c DEBUG PROPAGATED] }
+
 proc info_field {c field {section ""}} {
     set d [server_info $c $section]
     if {[dict exists $d $field]} { return [dict get $d $field] }

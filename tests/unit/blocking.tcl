@@ -404,12 +404,6 @@ test "INFO counts blocked clients" {
 # propagation (cairn only: DEBUG PROPAGATED)
 # ---------------------------------------------------------------------------
 
-proc resp {args} {
-    set s "*[llength $args]\r\n"
-    foreach a $args { append s "\$[string length $a]\r\n$a\r\n" }
-    return $s
-}
-
 test "served blocking commands propagate as their non-blocking forms" {
     if {[catch {r $c DEBUG PROPAGATED}]} { skip_test "server has no DEBUG PROPAGATED (not cairn)" }
     r $c DEL p

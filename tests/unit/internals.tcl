@@ -14,22 +14,6 @@ if {[catch {r $c DEBUG LOOKUPS}]} {
     finish
 }
 
-# Run a command and return how many keyspace dictionary lookups it made.
-proc lookups {args} {
-    r $::c DEBUG LOOKUPS RESET
-    r $::c {*}$args
-    return [r $::c DEBUG LOOKUPS]
-}
-
-# RESP encoding of a command, as the propagation stream holds it.
-proc resp {args} {
-    set s "*[llength $args]\r\n"
-    foreach a $args { append s "\$[string length $a]\r\n$a\r\n" }
-    return $s
-}
-
-proc propagated {} { return [r $::c DEBUG PROPAGATED] }
-
 test "single lookup: SET, SETEX, GETSET and friends search the keyspace once" {
     r $c FLUSHALL
     foreach cmd {

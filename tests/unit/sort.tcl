@@ -591,20 +591,6 @@ if {[catch {r $c DEBUG LOOKUPS}]} {
     finish
 }
 
-proc lookups {args} {
-    r $::c DEBUG LOOKUPS RESET
-    r $::c {*}$args
-    return [r $::c DEBUG LOOKUPS]
-}
-
-proc resp {args} {
-    set s "*[llength $args]\r\n"
-    foreach a $args { append s "\$[string length $a]\r\n$a\r\n" }
-    return $s
-}
-
-proc propagated {} { return [r $::c DEBUG PROPAGATED] }
-
 test "single lookup: the source once, each pattern key once, the destination once" {
     r $c FLUSHALL
     rlist l 3 1 2

@@ -738,12 +738,6 @@ test "WATCH: hash writes abort EXEC, no-op writes do not" {
 # cairn-only: single lookup and propagation
 # ---------------------------------------------------------------------------
 
-proc resp {args} {
-    set s "*[llength $args]\r\n"
-    foreach a $args { append s "\$[string length $a]\r\n$a\r\n" }
-    return $s
-}
-
 test "single lookup: HSET HSETNX HINCRBY HINCRBYFLOAT search the keyspace once" {
     if {[catch {r $c DEBUG LOOKUPS}]} { skip_test "server has no DEBUG LOOKUPS (not cairn)" }
     r $c DEL lk lk2 lk3

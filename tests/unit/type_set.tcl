@@ -755,20 +755,6 @@ if {[catch {r $c DEBUG LOOKUPS}]} {
     finish
 }
 
-proc lookups {args} {
-    r $::c DEBUG LOOKUPS RESET
-    r $::c {*}$args
-    return [r $::c DEBUG LOOKUPS]
-}
-
-proc resp {args} {
-    set s "*[llength $args]\r\n"
-    foreach a $args { append s "\$[string length $a]\r\n$a\r\n" }
-    return $s
-}
-
-proc propagated {} { return [r $::c DEBUG PROPAGATED] }
-
 test "single lookup: SADD and SREM search the keyspace once" {
     r $c FLUSHALL
     foreach cmd {{SADD k a} {SADD k b c} {SADD k a} {SADD i 1} {SADD i 2 x} {SREM k a}
