@@ -73,11 +73,13 @@ static void pubsubUpdateFlag(client *c) {
 
 static void replySubscription(client *c, const char *kind, const char *name, size_t len,
                               long count) {
+    replyPushStart(c);
     replyPushLen(c, 3);
     replyBulkCString(c, kind);
     if (name) replyBulkBuf(c, name, len);
     else replyNull(c);
     replyLongLong(c, count);
+    replyPushDone(c);
 }
 
 static void pubsubSubscribe(client *c, const pubsubKind *k, robj *name) {
@@ -168,11 +170,13 @@ void pubsubUnsubscribeAllClient(client *c, int notify) {
 
 static void pubsubDeliver(client *t, const char *kind, robj *pattern, robj *channel, robj *msg) {
     replyBegin(t);
+    replyPushStart(t);
     replyPushLen(t, pattern ? 4 : 3);
     replyBulkCString(t, kind);
     if (pattern) replyBulk(t, pattern);
     replyBulk(t, channel);
     replyBulk(t, msg);
+    replyPushDone(t);
 }
 
 static long long pubsubPublishKind(robj *channel, robj *msg, int shard) {

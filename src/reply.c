@@ -344,6 +344,24 @@ void replyRollback(client *c, const replyMark *m) {
     c->bufpos = m->bufpos;
 }
 
+/* Pushes (pub/sub confirmations and messages) reach a client even under
+ * CLIENT REPLY OFF/SKIP, as in Redis. Silenced output is dropped by rolling
+ * the command's reply back to cmd_mark when it ends, so a push written by
+ * the client's own command first drops what the command said before it, and
+ * afterwards moves the mark past itself. Pushes caused by other clients'
+ * commands are never rolled back and need nothing. */
+static int replyPushSilenced(client *c) {
+    return (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) && c == server.current_client;
+}
+
+void replyPushStart(client *c) {
+    if (replyPushSilenced(c)) replyRollback(c, &c->cmd_mark);
+}
+
+void replyPushDone(client *c) {
+    if (replyPushSilenced(c)) replyMarkGet(c, &c->cmd_mark);
+}
+
 size_t replyPendingBytes(const client *c) {
     size_t n = c->bufpos;
     for (replyBlock *b = c->reply_head; b; b = b->next) n += b->used;

@@ -89,6 +89,9 @@ typedef struct replyMark {
 } replyMark;
 void replyMarkGet(struct client *c, replyMark *m);
 void replyRollback(struct client *c, const replyMark *m);
+/* Around a push the client must get even under CLIENT REPLY OFF/SKIP. */
+void replyPushStart(struct client *c);
+void replyPushDone(struct client *c);
 
 /* Bytes waiting to be written (static buffer + blocks). */
 size_t replyPendingBytes(const struct client *c);

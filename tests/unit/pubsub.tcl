@@ -70,6 +70,32 @@ test "RESP3 subscribers get push messages and can run any command" {
     close_client $s
 }
 
+test "CLIENT REPLY OFF/SKIP silence replies but not Pub/Sub pushes" {
+    # As in Redis: confirmations and messages are pushes, which reply
+    # silencing does not drop, in RESP2 and RESP3 alike; the PONG and the
+    # PUBLISH count are ordinary replies and are dropped.
+    foreach proto {2 3} {
+        set s [client $srv -resp $proto]
+        set next [expr {$proto == 3 ? "read_push" : "read_reply"}]
+        send_cmd $s CLIENT REPLY OFF
+        send_cmd $s SUBSCRIBE ch
+        assert_equal {subscribe ch 1} [$next $s]
+        if {$proto == 3} {
+            send_cmd $s PING
+            send_cmd $s PUBLISH ch self
+            assert_equal {message ch self} [$next $s]
+        }
+        r $c PUBLISH ch other
+        assert_equal {message ch other} [$next $s]
+        send_cmd $s CLIENT REPLY SKIP
+        send_cmd $s UNSUBSCRIBE ch
+        assert_equal {unsubscribe ch 0} [$next $s]
+        send_cmd $s CLIENT REPLY ON
+        assert_equal OK [read_reply $s]
+        close_client $s
+    }
+}
+
 test "SSUBSCRIBE, SPUBLISH and PUBSUB SHARD*" {
     set s [client $srv]
     send_cmd $s SSUBSCRIBE sh1
