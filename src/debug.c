@@ -6,6 +6,7 @@
  * into the propagation stream since the previous call. */
 #include "server.h"
 #include "propagate.h"
+#include "quicklist.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,9 @@ void debugCommand(client *c) {
         "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
         "PROTOCOL <type>", "    Reply with a test value of the specified type.",
         "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background.",
+        "QUICKLIST-PACKED-THRESHOLD <size>",
+        "    Sets the threshold for elements to be inserted as plain vs packed nodes",
+        "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
         "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
         "HTSTATS <dbid>", "    Return hash table statistics of the specified database.",
         "STRINGMATCH-LEN", "    Run a fuzz tester against the stringmatchlen() function.",
@@ -152,6 +156,13 @@ void debugCommand(client *c) {
                              estimateObjectIdleTime(o) / 1000);
         replyStatus(c, s, sdslen(s));
         sdsfree(s);
+    } else if (!strcasecmp(sub, "quicklist-packed-threshold") && c->argc == 3) {
+        int merr;
+        long long sz = memtoull(c->argv[2]->ptr, &merr);
+        if (merr || !quicklistSetPackedThreshold((size_t)sz))
+            replyError(c, "ERR argument must be a memory value bigger than 1 and smaller than 4gb");
+        else
+            replyOk(c);
     } else if (!strcasecmp(sub, "lookups")) {
         if (c->argc == 3 && argEq(c->argv[2], "reset")) server.stat_lookups = 0;
         replyLongLong(c, server.stat_lookups);

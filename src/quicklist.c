@@ -3,11 +3,14 @@
  *
  * Invariants the code keeps:
  *  - no node is empty; ql->count is the sum of the nodes' counts and
- *    ql->len the number of nodes;
+ *    ql->len the number of nodes; a PLAIN node holds exactly one element
+ *    and never takes a second one (nothing is inserted into or merged
+ *    with it), while a PACKED node may hold an element of any size that
+ *    was below the threshold when it was added;
  *  - with compress depth N > 0, the N nodes at each end are raw (so pushes
  *    and pops never decompress anything), and nodes further in are
  *    compressed except while an iterator or an edit works on them;
- *  - node->sz is always the size of the node's listpack, compressed or not.
+ *  - node->sz is always the size of the node's payload, compressed or not.
  *
  * Every edit of a node happens on a raw node: it is decompressed first
  * ("for use", remembering to compress it back) and handed to
@@ -31,7 +34,28 @@ static const size_t qlSizeClasses[] = {4096, 8192, 16384, 32768, 65536};
 #define QL_MAX_NODE_COUNT 65535   /* node->count is 16 bits */
 #define QL_MIN_COMPRESS_BYTES 48  /* smaller nodes are not worth compressing */
 #define QL_MIN_COMPRESS_IMPROVE 8 /* compression must save at least this */
-#define QL_LP_OVERHEAD 7          /* listpack header + terminator */
+/* Redis 7.0.15's size estimates, kept so nodes split and merge at the same
+ * points: a new entry is taken to add its length plus 8 bytes, and two
+ * merged listpacks to lose 11 bytes of header and terminator. */
+#define QL_ENTRY_OVERHEAD 8
+#define QL_MERGE_SAVING 11
+/* Redis refuses thresholds this close to 4 GB (a listpack entry's limit). */
+#define QL_PACKED_THRESHOLD_MAX ((1ULL << 32) - (1ULL << 20))
+
+static size_t ql_packed_threshold = QUICKLIST_PACKED_THRESHOLD_DEFAULT;
+
+int quicklistSetPackedThreshold(size_t sz) {
+    if ((unsigned long long)sz > QL_PACKED_THRESHOLD_MAX) return 0;
+    ql_packed_threshold = sz ? sz : QUICKLIST_PACKED_THRESHOLD_DEFAULT;
+    return 1;
+}
+
+size_t quicklistPackedThreshold(void) { return ql_packed_threshold; }
+
+static inline int qlIsLarge(size_t sz) { return sz >= ql_packed_threshold; }
+static inline int qlIsPlain(const quicklistNode *n) {
+    return n->container == QUICKLIST_NODE_CONTAINER_PLAIN;
+}
 
 /* ---- nodes ---- */
 
@@ -42,6 +66,7 @@ static quicklistNode *qlNodeCreate(void) {
     n->sz = 0;
     n->count = 0;
     n->encoding = QUICKLIST_NODE_ENCODING_RAW;
+    n->container = QUICKLIST_NODE_CONTAINER_PACKED;
     n->recompress = 0;
     n->attempted_compress = 0;
     n->in_use = 0;
@@ -50,15 +75,10 @@ static quicklistNode *qlNodeCreate(void) {
 
 static inline void qlNodeUpdateSz(quicklistNode *n) { n->sz = lpBytes(n->entry); }
 
-/* The bytes a new element of sz bytes adds to a listpack, estimated from
- * above (an integer is smaller than its digits). The estimate is Redis
- * 7.0's, so nodes split at the same points as there. */
-static size_t qlEntryOverhead(size_t sz) {
-    size_t o = sz < 254 ? 1 : 5;
-    if (sz < 64) o += 1;
-    else if (sz < 16384) o += 2;
-    else o += 5;
-    return o;
+/* Add s at the head (at_head) or tail of a listpack. */
+static inline unsigned char *qlLpAddAtEnd(unsigned char *lp, const void *s, size_t len,
+                                          int at_head) {
+    return at_head ? lpPrepend(lp, s, (uint32_t)len) : lpAppend(lp, s, (uint32_t)len);
 }
 
 static int qlSizeWithinClass(size_t sz, int fill) {
@@ -67,10 +87,11 @@ static int qlSizeWithinClass(size_t sz, int fill) {
     return cls < sizeof(qlSizeClasses) / sizeof(qlSizeClasses[0]) && sz <= qlSizeClasses[cls];
 }
 
-/* May a node take one more element of sz bytes? */
+/* May a node take one more element of sz bytes? Never a PLAIN node, nor
+ * an element that needs a PLAIN node of its own. */
 static int qlNodeAllowInsert(const quicklistNode *n, int fill, size_t sz) {
-    if (!n || n->count >= QL_MAX_NODE_COUNT) return 0;
-    size_t newsz = n->sz + sz + qlEntryOverhead(sz);
+    if (!n || qlIsPlain(n) || qlIsLarge(sz) || n->count >= QL_MAX_NODE_COUNT) return 0;
+    size_t newsz = n->sz + sz + QL_ENTRY_OVERHEAD;
     if (qlSizeWithinClass(newsz, fill)) return 1;
     if (newsz > QL_SAFETY_SIZE) return 0;
     return (long)n->count < fill;
@@ -78,9 +99,9 @@ static int qlNodeAllowInsert(const quicklistNode *n, int fill, size_t sz) {
 
 /* May a and b become one node? */
 static int qlNodeAllowMerge(const quicklistNode *a, const quicklistNode *b, int fill) {
-    if (!a || !b) return 0;
+    if (!a || !b || qlIsPlain(a) || qlIsPlain(b)) return 0;
     if ((unsigned long)a->count + b->count > QL_MAX_NODE_COUNT) return 0;
-    size_t merged = a->sz + b->sz - QL_LP_OVERHEAD;
+    size_t merged = a->sz + b->sz - QL_MERGE_SAVING;
     if (qlSizeWithinClass(merged, fill)) return 1;
     if (merged > QL_SAFETY_SIZE) return 0;
     return (long)(a->count + b->count) <= fill;
@@ -93,7 +114,8 @@ static int qlCompressNode(quicklistNode *n) {
     if (n->encoding == QUICKLIST_NODE_ENCODING_LZ4) return 1;
     if (n->in_use) return 0;
     n->recompress = 0;
-    if (n->sz < QL_MIN_COMPRESS_BYTES) {
+    /* LZ4 takes int sizes; a PLAIN node past its limit stays raw. */
+    if (n->sz < QL_MIN_COMPRESS_BYTES || n->sz > LZ4_MAX_INPUT_SIZE) {
         n->attempted_compress = 1;
         return 0;
     }
@@ -211,13 +233,33 @@ static void qlDelNode(quicklist *ql, quicklistNode *n) {
     qlCompressAround(ql, NULL);
 }
 
-/* A new node holding the single element s. */
+/* A new node holding the single element s: PLAIN if s is large, else a
+ * PACKED node that may take more. */
 static quicklistNode *qlNodeWith(const void *s, size_t len) {
     quicklistNode *n = qlNodeCreate();
-    n->entry = lpAppend(lpNew(0), s, (uint32_t)len);
     n->count = 1;
-    qlNodeUpdateSz(n);
+    if (qlIsLarge(len)) {
+        n->container = QUICKLIST_NODE_CONTAINER_PLAIN;
+        n->entry = zmalloc(len);
+        memcpy(n->entry, s, len);
+        n->sz = len;
+    } else {
+        n->entry = lpAppend(lpNew(0), s, (uint32_t)len);
+        qlNodeUpdateSz(n);
+    }
     return n;
+}
+
+/* Make a PACKED node the PLAIN node of s (Redis reaches the same layout by
+ * inserting a PLAIN node next to a one-element node and deleting it). */
+static void qlNodeMakePlain(quicklistNode *n, const void *s, size_t len) {
+    unsigned char *data = zmalloc(len);
+    memcpy(data, s, len);
+    zfree(n->entry);
+    n->entry = data;
+    n->sz = len;
+    n->count = 1;
+    n->container = QUICKLIST_NODE_CONTAINER_PLAIN;
 }
 
 /* ---- creation and destruction ---- */
@@ -257,6 +299,7 @@ quicklist *quicklistDup(const quicklist *ql) {
         c->sz = n->sz;
         c->count = n->count;
         c->encoding = n->encoding;
+        c->container = n->container;
         c->attempted_compress = n->attempted_compress;
         /* Nodes are copied as they are (compressed or not), so the copy
          * already satisfies the compression invariant. */
@@ -273,7 +316,7 @@ void quicklistPush(quicklist *ql, const void *s, size_t len, int where) {
     quicklistNode *n = head ? ql->head : ql->tail;
     if (n) qlDecompressNode(n); /* raw by the invariant; be safe */
     if (qlNodeAllowInsert(n, ql->fill, len)) {
-        n->entry = head ? lpPrepend(n->entry, s, (uint32_t)len) : lpAppend(n->entry, s, (uint32_t)len);
+        n->entry = qlLpAddAtEnd(n->entry, s, len, head);
         n->count++;
         qlNodeUpdateSz(n);
     } else {
@@ -285,15 +328,28 @@ void quicklistPush(quicklist *ql, const void *s, size_t len, int where) {
     ql->count++;
 }
 
+static void qlAppendNode(quicklist *ql, quicklistNode *n) {
+    quicklistNode *old = ql->tail;
+    qlLinkNode(ql, old, n, 1);
+    ql->count += n->count;
+    qlCompressAround(ql, old ? old : n);
+}
+
 void quicklistAppendListpack(quicklist *ql, unsigned char *lp) {
     quicklistNode *n = qlNodeCreate();
     n->entry = lp;
     n->count = (unsigned int)lpLength(lp);
     qlNodeUpdateSz(n);
-    quicklistNode *old = ql->tail;
-    qlLinkNode(ql, old, n, 1);
-    ql->count += n->count;
-    qlCompressAround(ql, old ? old : n);
+    qlAppendNode(ql, n);
+}
+
+void quicklistAppendPlainNode(quicklist *ql, unsigned char *data, size_t sz) {
+    quicklistNode *n = qlNodeCreate();
+    n->container = QUICKLIST_NODE_CONTAINER_PLAIN;
+    n->entry = data;
+    n->sz = sz;
+    n->count = 1;
+    qlAppendNode(ql, n);
 }
 
 /* ---- locating elements ---- */
@@ -370,11 +426,17 @@ static void qlIterLeaveNode(quicklistIter *it) {
 }
 
 static void qlFillEntry(quicklistIter *it, quicklistEntry *e) {
-    unsigned int slen = 0;
     e->ql = it->ql;
     e->node = it->current;
     e->lpe = it->lpe;
     e->offset = it->offset;
+    if (qlIsPlain(it->current)) {
+        e->value = it->lpe;
+        e->sz = it->current->sz;
+        e->longval = 0;
+        return;
+    }
+    unsigned int slen = 0;
     e->value = lpGetValue(it->lpe, &slen, &e->longval);
     e->sz = e->value ? slen : 0;
 }
@@ -386,7 +448,9 @@ int quicklistNext(quicklistIter *it, quicklistEntry *e) {
         if (!it->lpe) {
             qlDecompressForUse(n);
             n->in_use = 1;
-            it->lpe = lpSeek(n->entry, it->offset);
+            it->lpe = qlIsPlain(n) ? n->entry : lpSeek(n->entry, it->offset);
+        } else if (qlIsPlain(n)) {
+            it->lpe = NULL; /* its only element was returned */
         } else if (forward) {
             it->lpe = lpNext(n->entry, it->lpe);
             it->offset++;
@@ -416,8 +480,11 @@ void quicklistResetIterator(quicklistIter *it) {
 void quicklistDelEntry(quicklistIter *it, quicklistEntry *e) {
     quicklist *ql = it->ql;
     quicklistNode *n = e->node;
-    n->entry = lpDelete(n->entry, e->lpe, NULL);
-    n->count--;
+    if (qlIsPlain(n)) n->count = 0;
+    else {
+        n->entry = lpDelete(n->entry, e->lpe, NULL);
+        n->count--;
+    }
     ql->count--;
     it->lpe = NULL; /* the next element now sits at the same offset */
     if (n->count == 0) {
@@ -431,16 +498,22 @@ void quicklistDelEntry(quicklistIter *it, quicklistEntry *e) {
     }
 }
 
-void quicklistReplaceEntry(quicklistIter *it, quicklistEntry *e, const void *s, size_t len) {
-    quicklistNode *n = e->node;
-    (void)it;
-    n->entry = lpReplace(n->entry, &e->lpe, s, (uint32_t)len);
-    qlNodeUpdateSz(n);
-    /* The iterator keeps the node raw until it is reset. */
-    it->lpe = e->lpe;
+/* An edit that may restructure the list ends the iterator standing on n;
+ * the caller then owns n's compression. */
+static void qlIterFinish(quicklistIter *it, quicklistNode *n) {
+    n->in_use = 0;
+    it->current = NULL;
+    it->lpe = NULL;
 }
 
-/* Try to merge b into a (a before b); returns the surviving node. */
+/* e's position in its node, counted from the node's head. */
+static unsigned long qlEntryPos(const quicklistEntry *e) {
+    return e->offset >= 0 ? (unsigned long)e->offset
+                          : (unsigned long)((long)e->node->count + e->offset);
+}
+
+/* Try to merge b into a (a before b; either may be NULL); returns the
+ * surviving node, or NULL if they stay apart. */
 static quicklistNode *qlTryMerge(quicklist *ql, quicklistNode *a, quicklistNode *b) {
     if (!qlNodeAllowMerge(a, b, ql->fill)) return NULL;
     qlDecompressNode(a);
@@ -457,8 +530,21 @@ static quicklistNode *qlTryMerge(quicklist *ql, quicklistNode *a, quicklistNode 
     return a;
 }
 
-/* Split n so that its first `at` elements stay and the rest move to a new
- * node linked after it. Both stay raw; the caller fixes compression. */
+/* After a node was split next to center: merge the two nodes before
+ * center's left neighbour, the two after its right neighbour, then center
+ * with its left neighbour and the result with its right one, whichever
+ * fit; Redis' order, so the same nodes end up together. */
+static void qlMergeAround(quicklist *ql, quicklistNode *center) {
+    if (center->prev) qlTryMerge(ql, center->prev->prev, center->prev);
+    if (center->next) qlTryMerge(ql, center->next, center->next->next);
+    quicklistNode *target = qlTryMerge(ql, center->prev, center);
+    if (!target) target = center;
+    qlTryMerge(ql, target, target->next);
+}
+
+/* Split the raw PACKED node n so that its first `at` elements stay and
+ * the rest move to a new node linked after it. Both stay raw; the caller
+ * fixes compression. */
 static quicklistNode *qlSplitNode(quicklist *ql, quicklistNode *n, unsigned long at) {
     quicklistNode *right = qlNodeCreate();
     right->entry = zmalloc(n->sz);
@@ -473,56 +559,112 @@ static quicklistNode *qlSplitNode(quicklist *ql, quicklistNode *n, unsigned long
     return right;
 }
 
+/* Put s beside n (after it if after): at the near end of the neighbour on
+ * that side if it has room, else in a new node of its own (always so for
+ * a large element). The caller counts the element. */
+static void qlAddBeside(quicklist *ql, quicklistNode *n, const void *s, size_t len, int after) {
+    quicklistNode *nb = after ? n->next : n->prev;
+    if (qlNodeAllowInsert(nb, ql->fill, len)) {
+        qlDecompressForUse(nb);
+        nb->entry = qlLpAddAtEnd(nb->entry, s, len, after);
+        nb->count++;
+        qlNodeUpdateSz(nb);
+        qlRecompress(ql, nb);
+        return;
+    }
+    quicklistNode *nn = qlNodeWith(s, len);
+    qlLinkNode(ql, n, nn, after);
+    qlCompressAround(ql, nn);
+}
+
+void quicklistReplaceEntry(quicklistIter *it, quicklistEntry *e, const void *s, size_t len) {
+    quicklist *ql = it->ql;
+    quicklistNode *n = e->node;
+    int large = qlIsLarge(len);
+    qlIterFinish(it, n);
+    if (!qlIsPlain(n) && !large) {
+        unsigned char *p = e->lpe;
+        n->entry = lpReplace(n->entry, &p, s, (uint32_t)len);
+        qlNodeUpdateSz(n);
+        qlRecompress(ql, n);
+        return;
+    }
+    if (large && (qlIsPlain(n) || n->count == 1)) {
+        qlNodeMakePlain(n, s, len);
+        qlRecompress(ql, n);
+        return;
+    }
+    if (qlIsPlain(n)) {
+        /* A small element replacing a PLAIN one goes where inserting it
+         * after the node would put it; then the node goes. */
+        n->in_use = 1; /* not worth compressing on its way out */
+        qlAddBeside(ql, n, s, len, 1);
+        ql->count++;
+        qlDelNode(ql, n);
+        return;
+    }
+    /* A large element replacing one of several in a PACKED node: the node
+     * is split around the old element, and a PLAIN node takes its place. */
+    unsigned long pos = qlEntryPos(e);
+    n->entry = lpDelete(n->entry, e->lpe, NULL);
+    n->count--;
+    qlNodeUpdateSz(n);
+    quicklistNode *p = qlNodeWith(s, len);
+    if (pos == 0) {
+        qlLinkNode(ql, n, p, 0);
+    } else {
+        if (pos < n->count) qlCompressAround(ql, qlSplitNode(ql, n, pos));
+        qlLinkNode(ql, n, p, 1);
+    }
+    qlCompressAround(ql, p);
+    qlCompressAround(ql, n);
+}
+
 static void qlInsert(quicklistIter *it, quicklistEntry *e, const void *s, size_t len, int after) {
     quicklist *ql = it->ql;
     quicklistNode *n = e->node;
-    unsigned long pos = e->offset >= 0 ? (unsigned long)e->offset : (unsigned long)(n->count + e->offset);
-    int at_head = pos == 0, at_tail = pos == (unsigned long)n->count - 1;
-    n->in_use = 0;
-    it->current = NULL; /* the iterator is finished */
-    it->lpe = NULL;
+    unsigned long pos = qlEntryPos(e);
+    int at_edge = after ? pos + 1 == n->count : pos == 0; /* always so in a PLAIN node */
+    qlIterFinish(it, n);
     ql->count++;
 
     if (qlNodeAllowInsert(n, ql->fill, len)) {
-        n->entry = lpInsertString(n->entry, s, (uint32_t)len, e->lpe, after ? LP_AFTER : LP_BEFORE, NULL);
+        n->entry = lpInsertString(n->entry, s, (uint32_t)len, e->lpe, after ? LP_AFTER : LP_BEFORE,
+                                  NULL);
         n->count++;
         qlNodeUpdateSz(n);
         qlRecompress(ql, n);
         return;
     }
-    /* n is full. At its edge the neighbour may take the element, else a
-     * new node goes between them. */
-    if ((after && at_tail) || (!after && at_head)) {
-        quicklistNode *nb = after ? n->next : n->prev;
+    /* n cannot take it. At n's edge it goes to the neighbour or a new
+     * node between them. */
+    if (at_edge) {
         qlRecompress(ql, n);
-        if (qlNodeAllowInsert(nb, ql->fill, len)) {
-            qlDecompressForUse(nb);
-            nb->entry = after ? lpPrepend(nb->entry, s, (uint32_t)len) : lpAppend(nb->entry, s, (uint32_t)len);
-            nb->count++;
-            qlNodeUpdateSz(nb);
-            qlRecompress(ql, nb);
-        } else {
-            quicklistNode *nn = qlNodeWith(s, len);
-            qlLinkNode(ql, n, nn, after);
-            qlCompressAround(ql, nn);
-        }
+        qlAddBeside(ql, n, s, len, after);
         return;
     }
-    /* In the middle of a full node: split it at the insertion point, put
-     * the element at the end of the left part or the start of the right
-     * one, and merge the parts with their outer neighbours if they fit. */
+    /* Inside a PACKED node: split it at the insertion point. A large
+     * element goes between the parts in a PLAIN node; a small one at the
+     * end of the left part or the start of the right one, and the parts
+     * may then merge with their neighbours. */
     quicklistNode *right = qlSplitNode(ql, n, after ? pos + 1 : pos);
+    if (qlIsLarge(len)) {
+        /* Each new node moves the compression boundary by one: settle it
+         * after each link. */
+        qlCompressAround(ql, right);
+        quicklistNode *p = qlNodeWith(s, len);
+        qlLinkNode(ql, n, p, 1);
+        qlCompressAround(ql, p);
+        qlCompressAround(ql, n);
+        return;
+    }
     quicklistNode *target = after ? right : n;
-    target->entry = after ? lpPrepend(target->entry, s, (uint32_t)len) : lpAppend(target->entry, s, (uint32_t)len);
+    target->entry = qlLpAddAtEnd(target->entry, s, len, after);
     target->count++;
     qlNodeUpdateSz(target);
-    n->recompress = 0;
-    quicklistNode *left = n;
-    quicklistNode *m = qlTryMerge(ql, left->prev, left);
-    if (m) left = m;
-    qlTryMerge(ql, right, right->next);
-    qlCompressAround(ql, left);
+    qlCompressAround(ql, n);
     qlCompressAround(ql, right);
+    qlMergeAround(ql, after ? n : right);
 }
 
 void quicklistInsertBefore(quicklistIter *it, quicklistEntry *e, const void *s, size_t len) {
@@ -602,20 +744,20 @@ unsigned long quicklistCompressedNodes(const quicklist *ql) {
     return c;
 }
 
-unsigned char *quicklistNodeListpack(quicklistNode *node, int *allocated) {
+unsigned char *quicklistNodeData(quicklistNode *node, int *allocated) {
     if (node->encoding == QUICKLIST_NODE_ENCODING_RAW) {
         *allocated = 0;
         return node->entry;
     }
     const quicklistLz4 *z = (const quicklistLz4 *)node->entry;
-    unsigned char *lp = zmalloc(node->sz);
-    if (LZ4_decompress_safe(z->data, (char *)lp, (int)z->sz, (int)node->sz) != (int)node->sz) {
-        zfree(lp);
+    unsigned char *data = zmalloc(node->sz);
+    if (LZ4_decompress_safe(z->data, (char *)data, (int)z->sz, (int)node->sz) != (int)node->sz) {
+        zfree(data);
         *allocated = 0;
         return NULL;
     }
     *allocated = 1;
-    return lp;
+    return data;
 }
 
 int quicklistValidate(const quicklist *ql) {
@@ -623,13 +765,14 @@ int quicklistValidate(const quicklist *ql) {
     const quicklistNode *prev = NULL;
     for (const quicklistNode *n = ql->head; n; prev = n, n = n->next) {
         if (n->prev != prev || n->count == 0) return 0;
+        int plain = qlIsPlain(n);
+        if (!plain && n->container != QUICKLIST_NODE_CONTAINER_PACKED) return 0;
+        if (plain && n->count != 1) return 0;
         int allocated;
-        unsigned char *lp = quicklistNodeListpack((quicklistNode *)n, &allocated);
-        if (!lp || lpBytes(lp) != n->sz || lpLength(lp) != n->count) {
-            if (allocated) zfree(lp);
-            return 0;
-        }
-        if (allocated) zfree(lp);
+        unsigned char *data = quicklistNodeData((quicklistNode *)n, &allocated);
+        int bad = !data || (!plain && (lpBytes(data) != n->sz || lpLength(data) != n->count));
+        if (allocated) zfree(data);
+        if (bad) return 0;
         /* Outer nodes must be raw; inner ones compressed unless too small. */
         if (ql->compress && n->encoding == QUICKLIST_NODE_ENCODING_LZ4 &&
             (len < ql->compress || ql->len - len <= ql->compress))

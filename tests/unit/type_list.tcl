@@ -3,8 +3,9 @@
 # LTRIM LPOS LMOVE RPOPLPUSH LMPOP; error texts and argument checks;
 # OBJECT ENCODING; node boundaries with small list-max-listpack-size
 # values and LZ4-compressed inner nodes (list-compress-depth 1 and 2),
-# checked against a Tcl model of the list. Blocking commands are in
-# blocking.tcl.
+# checked against a Tcl model of the list; PLAIN nodes (elements at or
+# above DEBUG QUICKLIST-PACKED-THRESHOLD) mixed with packed ones. Blocking
+# commands are in blocking.tcl.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
@@ -636,6 +637,133 @@ test "settings apply to lists created afterwards" {
     for {set i 0} {$i < 50} {incr i} { r $c RPUSH l [string repeat x 60] }
     assert_equal 53 [r $c LLEN l]
     assert_equal {a b c} [r $c LRANGE l 0 2]
+}
+
+# ---------------------------------------------------------------------------
+# PLAIN nodes: elements at or above the packed threshold live alone
+# ---------------------------------------------------------------------------
+
+# Runs body with the packed threshold at size, restoring the default after.
+proc with_threshold {size body} {
+    r $::c DEBUG QUICKLIST-PACKED-THRESHOLD $size
+    set rc [catch {uplevel 1 $body} err opts]
+    r $::c DEBUG QUICKLIST-PACKED-THRESHOLD 0
+    return -options $opts $err
+}
+
+test "DEBUG QUICKLIST-PACKED-THRESHOLD takes memory sizes up to 4 GB - 1 MB" {
+    set err "ERR argument must be a memory value bigger than 1 and smaller than 4gb"
+    foreach ok {1b 10 1kb 2K 5mb 1gb 4095mb 0} {
+        assert_equal OK [r $c DEBUG QUICKLIST-PACKED-THRESHOLD $ok] $ok
+    }
+    foreach bad {4gb 4294967295 5000000000 -1 abc 1x 10tb} {
+        assert_error $err {r $c DEBUG QUICKLIST-PACKED-THRESHOLD $bad}
+    }
+    assert_error "ERR unknown subcommand*" {r $c DEBUG QUICKLIST-PACKED-THRESHOLD}
+    assert_match "*QUICKLIST-PACKED-THRESHOLD <size>*" [r $c DEBUG HELP]
+}
+
+test "every list command over PLAIN nodes (threshold 1 byte)" {
+    with_threshold 1b {
+        r $c DEL l l2
+        r $c RPUSH l 9 xxxxxxxxxx 10 abc
+        assert_equal quicklist [r $c OBJECT ENCODING l]
+        check_model l {9 xxxxxxxxxx 10 abc}
+        # Digits are kept as bytes: only the exact spelling matches.
+        assert_equal 0 [r $c LPOS l 9]
+        assert_equal {} [r $c LPOS l 09]
+        assert_equal 2 [r $c LPOS l 10 RANK -1]
+        assert_equal 5 [r $c LINSERT l BEFORE 9 8]
+        assert_equal 6 [r $c LINSERT l AFTER abc tail]
+        assert_equal 7 [r $c LINSERT l AFTER xxxxxxxxxx yy]
+        check_model l {8 9 xxxxxxxxxx yy 10 abc tail}
+        assert_equal xxxxxxxxxx [r $c LINDEX l 2]
+        assert_equal yy [r $c LINDEX l -4]
+        assert_equal OK [r $c LSET l 3 zzz]
+        assert_equal OK [r $c LSET l -1 t]
+        check_model l {8 9 xxxxxxxxxx zzz 10 abc t}
+        r $c RPUSH l 9 9
+        assert_equal 2 [r $c LREM l -2 9]
+        check_model l {8 9 xxxxxxxxxx zzz 10 abc t}
+        r $c LTRIM l 1 -2
+        check_model l {9 xxxxxxxxxx zzz 10 abc}
+        assert_equal 9 [r $c LMOVE l l2 LEFT RIGHT]
+        assert_equal abc [r $c RPOPLPUSH l l2]
+        check_model l2 {abc 9}
+        assert_equal {xxxxxxxxxx zzz} [r $c LPOP l 2]
+        assert_equal {10} [r $c RPOP l 5]
+        assert_equal 0 [r $c EXISTS l]
+        assert_equal {abc 9} [r $c SORT l2 ALPHA DESC]
+        r $c COPY l2 l3
+        check_model l3 {abc 9}
+        assert_equal {l2 9} [r $c BRPOP l2 0]
+        assert_equal {l3 {abc 9}} [r $c LMPOP 1 l3 LEFT COUNT 5]
+    }
+}
+
+test "LSET between PLAIN and packed nodes: every combination and position" {
+    foreach fill {1 -2} {
+        foreach depth {0 1} {
+            with_config [list list-max-listpack-size $fill list-compress-depth $depth] {
+                with_threshold 5b {
+                    r $c DEL l
+                    set m {aa bb cc dd ee ff gg}
+                    r $c RPUSH l {*}$m
+                    # packed -> plain: inside a node, at its ends, the only one
+                    foreach {i v} {3 DDDDDD 0 AAAAAAA 6 GGGGGGGG 1 BBBBBBBBB} {
+                        r $c LSET l $i $v
+                        lset m $i $v
+                        check_model l $m
+                    }
+                    # plain -> plain, plain -> packed, packed -> packed
+                    foreach {i v} {3 dddddddddddddd 0 a -1 g 1 b 2 c} {
+                        r $c LSET l $i $v
+                        lset m [expr {$i < 0 ? [llength $m] + $i : $i}] $v
+                        check_model l $m
+                    }
+                    assert_equal $m [r $c LPOP l 7]
+                }
+            }
+        }
+    }
+}
+
+test "a large LSET on the last element next to a compressed node" {
+    # [large] [small small]: the new large element goes after the node whose
+    # last element it replaces, which then lies between two others.
+    with_config {list-compress-depth 1} {
+        with_threshold 100b {
+            r $c DEL l
+            set large [string repeat x 100]
+            set small [string repeat y 32]
+            r $c RPUSH l $large $small $small
+            r $c LSET l -1 $large
+            check_model l [list $large $small $large]
+            r $c LSET l 1 $large
+            check_model l [list $large $large $large]
+            r $c LSET l 1 z
+            check_model l [list $large z $large]
+        }
+    }
+}
+
+proc gen_around_threshold {} {
+    # The threshold is 20 bytes: about half the elements are PLAIN.
+    set n [lindex {0 1 3 10 19 20 21 40 300} [expr {int(rand() * 9)}]]
+    if {rand() < 0.2} { return [expr {int(rand() * 1000000)}] }
+    return [string repeat [format %c [expr {97 + int(rand() * 3)}]] $n]
+}
+
+foreach fill {1 3 -2} {
+    foreach depth {0 1 2} {
+        test "random edits with PLAIN nodes mixed in (fill $fill, compress depth $depth)" {
+            with_config [list list-max-listpack-size $fill list-compress-depth $depth] {
+                with_threshold 20b {
+                    random_ops 300 gen_around_threshold
+                }
+            }
+        }
+    }
 }
 
 finish
