@@ -196,6 +196,9 @@ static void serveKey(serverDb *db, robj *key) {
         commandCall(c);
         serving_key = NULL;
         c->flags &= ~CLIENT_REEXECUTING;
+        /* Its own invalidations (BLMOVE into a key it tracks) follow the
+         * reply it just got, as after any command. */
+        trackingHandlePending();
         if (c->db == db) c->db = saved;
         if (c->flags & CLIENT_BLOCKED) return;
         finishUnblocked(c);

@@ -14,6 +14,8 @@
 
 static int active_expire_enabled = 1;
 int debugActiveExpireEnabled(void) { return active_expire_enabled; }
+static int cron_paused;
+int debugCronPaused(void) { return cron_paused; }
 
 static streamCursor debug_cursor;
 
@@ -126,6 +128,7 @@ void debugCommand(client *c) {
         "    Sets the threshold for elements to be inserted as plain vs packed nodes",
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
         "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
+        "PAUSE-CRON <0|1>", "    Stop periodic cron job processing.",
         "HTSTATS <dbid>", "    Return hash table statistics of the specified database.",
         "STRINGMATCH-LEN", "    Run a fuzz tester against the stringmatchlen() function.",
         "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
@@ -141,6 +144,9 @@ void debugCommand(client *c) {
         replyOk(c);
     } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
         active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+        replyOk(c);
+    } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
+        cron_paused = atoi(c->argv[2]->ptr) != 0;
         replyOk(c);
     } else if (!strcasecmp(sub, "object") && c->argc == 3) {
         robj *o = dbLookupReadNoNotify(c->db, c->argv[2]);

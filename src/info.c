@@ -249,7 +249,7 @@ static sds infoStats(sds s) {
         server.stat_expiredkeys, server.stat_expired_time_cap_reached_count,
         server.stat_evictedkeys, server.stat_keyspace_hits, server.stat_keyspace_misses,
         pubsubTotalChannels(), pubsubTotalPatterns(),
-        trackingTotalKeys(), trackingTotalKeys(), trackingTotalPrefixes(),
+        trackingTotalKeys(), trackingTotalItems(), trackingTotalPrefixes(),
         server.stat_unexpected_error_replies, server.stat_total_error_replies,
         server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);

@@ -21,6 +21,7 @@ struct cairnServer server;
 
 void infoTrackSamples(void);
 int debugActiveExpireEnabled(void);
+int debugCronPaused(void);
 sds configArgvToOverrides(int argc, char **argv, int start);
 
 void updateCachedTime(void) {
@@ -124,6 +125,8 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
         /* More clients, more frequent cron: the per-call work stays small. */
         while (server.nclients / server.hz > 200 && server.hz < 500) server.hz *= 2;
     }
+    /* DEBUG PAUSE-CRON: tests that need nothing to happen behind their back. */
+    if (debugCronPaused()) return 1000 / server.hz;
     if (server.shutdown_asap && !server.in_shutdown) {
         if (prepareForShutdown(SHUTDOWN_NOFLAGS) == C_OK) exit(0);
         server.shutdown_asap = 0;

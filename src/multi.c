@@ -9,7 +9,12 @@
  *
  * WATCH records (db, key) pairs in a per-database dict of watchers; any
  * change to a watched key (signalModifiedKey, expiry, FLUSH*, SWAPDB) marks
- * its watchers dirty, and EXEC of a dirty client replies a null array. */
+ * its watchers dirty, and EXEC of a dirty client replies a null array.
+ *
+ * A key that was already logically expired when WATCHed counts as absent:
+ * deleting it (lazily, by FLUSH* or by SWAPDB bringing in no key) is no
+ * change, and neither is SWAPDB bringing in another expired key; only a
+ * live value appearing is. This is Redis 7.0's rule. */
 #include "server.h"
 
 typedef struct multiCmd {
@@ -24,8 +29,16 @@ typedef struct watchedKey {
     int expired; /* the key was already logically expired when watched */
 } watchedKey;
 
+/* One watcher of a key: the client and the index of the key in its
+ * c->watched array (stable: keys are only appended, and all dropped at once
+ * by unwatchAllKeys). */
+typedef struct watcher {
+    client *c;
+    int idx;
+} watcher;
+
 typedef struct clientArray {
-    client **v;
+    watcher *v;
     int len, cap;
 } clientArray;
 
@@ -117,15 +130,18 @@ void discardCommand(client *c) {
     replyOk(c);
 }
 
+/* Present in the dict but logically expired (not yet deleted). */
+static int keyIsStale(serverDb *db, sds key) {
+    if (!db || dictSize(db->expires) == 0) return 0;
+    dictEntry *e = dictFind(db->expires, key);
+    return e && dictGetSignedIntegerVal(e) < dbExpiredNow();
+}
+
 /* Has a watched key expired since WATCH, without anyone deleting it yet? */
 static int watchedKeyExpiredSince(client *c) {
     watchedKey *w = c->watched;
-    for (int j = 0; j < c->watched_len; j++) {
-        if (w[j].expired) continue;
-        if (dictSize(w[j].db->expires) == 0) continue;
-        long long when = dbGetExpire(w[j].db, w[j].key);
-        if (when >= 0 && when < dbExpiredNow()) return 1;
-    }
+    for (int j = 0; j < c->watched_len; j++)
+        if (!w[j].expired && keyIsStale(w[j].db, w[j].key->ptr)) return 1;
     return 0;
 }
 
@@ -201,9 +217,9 @@ static void watchKey(client *c, robj *key) {
     }
     if (a->len == a->cap) {
         a->cap = a->cap ? a->cap * 2 : 4;
-        a->v = zrealloc(a->v, sizeof(client *) * a->cap);
+        a->v = zrealloc(a->v, sizeof(watcher) * a->cap);
     }
-    a->v[a->len++] = c;
+    a->v[a->len++] = (watcher){c, c->watched_len};
     if (c->watched_len == c->watched_cap) {
         c->watched_cap = c->watched_cap ? c->watched_cap * 2 : 4;
         c->watched = zrealloc(c->watched, sizeof(watchedKey) * c->watched_cap);
@@ -212,8 +228,7 @@ static void watchKey(client *c, robj *key) {
     incrRefCount(key);
     w->key = key;
     w->db = c->db;
-    long long when = dbGetExpire(c->db, key);
-    w->expired = when >= 0 && when < dbExpiredNow();
+    w->expired = keyIsStale(c->db, key->ptr);
     if (c->watched_len == 1) watching_clients++;
 }
 
@@ -225,8 +240,8 @@ void unwatchAllKeys(client *c) {
         if (de) {
             clientArray *a = dictGetVal(de);
             for (int k = 0; k < a->len; k++) {
-                if (a->v[k] == c) {
-                    memmove(a->v + k, a->v + k + 1, sizeof(client *) * (a->len - k - 1));
+                if (a->v[k].c == c) {
+                    memmove(a->v + k, a->v + k + 1, sizeof(watcher) * (a->len - k - 1));
                     a->len--;
                     break;
                 }
@@ -258,18 +273,32 @@ void unwatchCommand(client *c) {
     replyOk(c);
 }
 
-/* A key changed: everyone watching it must fail their EXEC. */
+static watchedKey *watcherKey(watcher *w) { return &((watchedKey *)w->c->watched)[w->idx]; }
+
+/* A key changed: everyone watching it must fail their EXEC, except those
+ * that watched it while it was expired and now see it deleted. */
 void touchWatchedKey(serverDb *db, robj *key) {
     dict *d = watchedDict(db, 0);
     if (!d || dictSize(d) == 0) return;
     dictEntry *de = dictFind(d, key->ptr);
     if (!de) return;
     clientArray *a = dictGetVal(de);
-    for (int j = 0; j < a->len; j++) a->v[j]->flags |= CLIENT_DIRTY_CAS;
+    int gone = -1; /* computed on first need */
+    for (int j = 0; j < a->len; j++) {
+        watchedKey *wk = watcherKey(&a->v[j]);
+        if (wk->expired) {
+            if (gone < 0) gone = dictFind(db->dict, key->ptr) == NULL;
+            /* Deleted: from now on it is simply a missing key. Still there
+             * (touched without being expired first): still absent. */
+            if (gone) wk->expired = 0;
+            continue;
+        }
+        a->v[j].c->flags |= CLIENT_DIRTY_CAS;
+    }
 }
 
-/* FLUSHDB/FLUSHALL/SWAPDB: every watched key that exists (or, for SWAPDB,
- * exists in the other database) changed. */
+/* FLUSHDB/FLUSHALL (replaced_with NULL) and SWAPDB: a watched key changed
+ * if a value disappears or appears, with expired values counting as none. */
 void touchAllWatchedKeysInDb(serverDb *emptied, serverDb *replaced_with) {
     dict *d = watchedDict(emptied, 0);
     if (!d || dictSize(d) == 0) return;
@@ -278,11 +307,25 @@ void touchAllWatchedKeysInDb(serverDb *emptied, serverDb *replaced_with) {
     dictEntry *de;
     while ((de = dictNext(&di)) != NULL) {
         sds key = dictGetKey(de);
-        int exists = dictFind(emptied->dict, key) != NULL;
-        if (!exists && replaced_with) exists = dictFind(replaced_with->dict, key) != NULL;
-        if (!exists) continue;
+        int in_emptied = dictFind(emptied->dict, key) != NULL;
+        int in_other = replaced_with && dictFind(replaced_with->dict, key) != NULL;
+        if (!in_emptied && !in_other) continue;
+        int other_stale = in_other && keyIsStale(replaced_with, key);
         clientArray *a = dictGetVal(de);
-        for (int j = 0; j < a->len; j++) a->v[j]->flags |= CLIENT_DIRTY_CAS;
+        for (int j = 0; j < a->len; j++) {
+            watchedKey *wk = watcherKey(&a->v[j]);
+            if (wk->expired) {
+                if (!in_other) {
+                    wk->expired = 0; /* the stale value is gone: no change */
+                    continue;
+                }
+                if (other_stale) continue; /* stale replaced by stale */
+            } else if (!in_emptied && other_stale) {
+                wk->expired = 1; /* nothing replaced by a stale value */
+                continue;
+            }
+            a->v[j].c->flags |= CLIENT_DIRTY_CAS;
+        }
     }
     dictResetIterator(&di);
 }

@@ -469,6 +469,7 @@ void trackingGetRedirCommand(client *c);
 void trackingInfoCommand(client *c);
 unsigned long trackingClientsCount(void);
 unsigned long trackingTotalKeys(void);
+unsigned long trackingTotalItems(void);
 unsigned long trackingTotalPrefixes(void);
 
 /* --- pubsub.c --- */

@@ -4,9 +4,11 @@
  * In the default mode the server remembers which clients read which keys
  * (the tracking table: key -> reader ids, filled after read-only commands
  * of tracking clients) and, when a key changes (signalModifiedKey, expiry,
- * eviction), tells each reader once and forgets them. In BCAST mode clients
- * register key prefixes instead; changed keys are collected per prefix and
- * broadcast before the loop sleeps. Invalidations leave as RESP3 pushes
+ * eviction), tells each reader once and forgets them; past
+ * tracking-table-max-keys, random keys are invalidated that way until the
+ * table fits again. In BCAST mode clients register key prefixes instead;
+ * changed keys are collected per prefix and broadcast before the loop
+ * sleeps. Invalidations leave as RESP3 pushes
  * ("invalidate") or, for RESP2 clients, through a redirect client that
  * subscribed to __redis__:invalidate. A client's own reply always comes
  * before the invalidations its command caused (they are queued while it
@@ -22,14 +24,16 @@ typedef struct idArray {
     int len, cap;
 } idArray;
 
-static void idArrayAdd(idArray *a, uint64_t id) {
+/* Returns 1 if id was added, 0 if it was there already. */
+static int idArrayAdd(idArray *a, uint64_t id) {
     for (int j = 0; j < a->len; j++)
-        if (a->v[j] == id) return;
+        if (a->v[j] == id) return 0;
     if (a->len == a->cap) {
         a->cap = a->cap ? a->cap * 2 : 4;
         a->v = zrealloc(a->v, sizeof(uint64_t) * a->cap);
     }
     a->v[a->len++] = id;
+    return 1;
 }
 
 static void idArrayRemove(idArray *a, uint64_t id) {
@@ -72,6 +76,7 @@ static dictType pendingKeysType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, d
 static dict *tracking_table;  /* sds key -> idArray of readers */
 static dict *prefix_table;    /* sds prefix -> bcastPrefix */
 static unsigned long tracking_clients;
+static unsigned long tracking_items; /* (key, reader) pairs in tracking_table */
 /* Invalidations for the client running the current command wait until its
  * reply is written: (client id, key or NULL for "everything"). */
 typedef struct pendingInval {
@@ -83,6 +88,7 @@ static pendingInval *pending_head, *pending_tail;
 
 unsigned long trackingClientsCount(void) { return tracking_clients; }
 unsigned long trackingTotalKeys(void) { return tracking_table ? dictSize(tracking_table) : 0; }
+unsigned long trackingTotalItems(void) { return tracking_items; }
 unsigned long trackingTotalPrefixes(void) { return prefix_table ? dictSize(prefix_table) : 0; }
 
 /* Who receives c's invalidations: c itself or its redirect target. */
@@ -165,10 +171,11 @@ void trackingRememberKeys(client *c) {
     uint64_t f = c->flags;
     if ((f & CLIENT_TRACKING_OPTIN) && !(f & CLIENT_TRACKING_CACHING)) return;
     if ((f & CLIENT_TRACKING_OPTOUT) && (f & CLIENT_TRACKING_CACHING)) return;
-    int keys[256];
-    int n = commandGetKeys(c->cmd, c->argv, c->argc, keys, 256);
-    if (n == 0) return;
-    if (!tracking_table) tracking_table = dictCreate(&trackingTableType);
+    /* A command has at most argc keys: every one of them is remembered. */
+    int stack_keys[64];
+    int *keys = c->argc <= 64 ? stack_keys : zmalloc(sizeof(int) * c->argc);
+    int n = commandGetKeys(c->cmd, c->argv, c->argc, keys, c->argc);
+    if (n && !tracking_table) tracking_table = dictCreate(&trackingTableType);
     for (int j = 0; j < n; j++) {
         sds key = c->argv[keys[j]]->ptr;
         dictEntry *de = dictFind(tracking_table, key);
@@ -179,8 +186,9 @@ void trackingRememberKeys(client *c) {
         } else {
             a = dictGetVal(de);
         }
-        idArrayAdd(a, c->id);
+        tracking_items += idArrayAdd(a, c->id);
     }
+    if (keys != stack_keys) zfree(keys);
 }
 
 /* ---- invalidation ---- */
@@ -203,8 +211,8 @@ static void trackingBcastRecord(robj *key, client *modifier) {
     dictResetIterator(&di);
 }
 
-void trackingInvalidateKey(client *modifier, robj *key) {
-    if (prefix_table && dictSize(prefix_table)) trackingBcastRecord(key, modifier);
+/* Tell the readers of key it changed and forget them. */
+static void trackingInvalidateReaders(client *modifier, robj *key) {
     if (!tracking_table) return;
     dictEntry *de = dictFind(tracking_table, key->ptr);
     if (!de) return;
@@ -215,15 +223,46 @@ void trackingInvalidateKey(client *modifier, robj *key) {
         if (c == modifier && (c->flags & CLIENT_TRACKING_NOLOOP)) continue;
         trackingSendOrQueue(c, key);
     }
+    tracking_items -= a->len;
     dictDelete(tracking_table, key->ptr);
 }
 
-/* FLUSHDB/FLUSHALL: every tracking client drops its whole cache. */
+void trackingInvalidateKey(client *modifier, robj *key) {
+    if (prefix_table && dictSize(prefix_table)) trackingBcastRecord(key, modifier);
+    trackingInvalidateReaders(modifier, key);
+}
+
+/* tracking-table-max-keys: over the limit, invalidate random keys (their
+ * readers drop them as if they had changed) until back under it. The work
+ * per call is bounded and grows while the table stays over the limit, so a
+ * big overshoot (CONFIG SET lowering it) is paid off over several calls. */
+static void trackingLimitUsedSlots(void) {
+    static int over_calls = 0;
+    unsigned long long max = cfg.tracking_table_max_keys;
+    if (!tracking_table || max == 0 || dictSize(tracking_table) <= max) {
+        over_calls = 0;
+        return;
+    }
+    int effort = 100 * (over_calls + 1);
+    while (effort-- > 0 && dictSize(tracking_table) > max) {
+        sds k = dictGetKey(dictGetRandomKey(tracking_table));
+        robj *key = createStringObject(k, sdslen(k));
+        trackingInvalidateReaders(NULL, key);
+        decrRefCount(key);
+    }
+    if (dictSize(tracking_table) > max) over_calls++;
+    else over_calls = 0;
+}
+
+/* FLUSHDB/FLUSHALL: every tracking client drops its whole cache, and the
+ * table is emptied even when nobody tracks any more (entries of clients
+ * that turned tracking off stay until then, as in Redis). */
 void trackingInvalidateAll(void) {
-    if (tracking_clients == 0) return;
-    for (client *c = server.clients; c; c = c->next)
-        if (c->flags & CLIENT_TRACKING) trackingSendOrQueue(c, NULL);
+    if (tracking_clients)
+        for (client *c = server.clients; c; c = c->next)
+            if (c->flags & CLIENT_TRACKING) trackingSendOrQueue(c, NULL);
     if (tracking_table) dictEmpty(tracking_table, NULL);
+    tracking_items = 0;
 }
 
 static int entryCompareByKey(const void *a, const void *b) {
@@ -246,8 +285,12 @@ static dictEntry **sortedEntries(dict *d, unsigned long *n) {
     return v;
 }
 
-/* Before sleeping: one message per BCAST client per prefix with changes. */
+/* Before sleeping (after every batch of commands, and after each cron
+ * tick, so a CONFIG SET of the limit takes effect on an idle server too):
+ * trim the tracking table to its limit, then send one message per BCAST
+ * client per prefix with changes. */
 void trackingBroadcast(void) {
+    if (tracking_clients) trackingLimitUsedSlots();
     if (!prefix_table || dictSize(prefix_table) == 0) return;
     unsigned long nprefixes;
     dictEntry **prefixes = sortedEntries(prefix_table, &nprefixes);
@@ -440,7 +483,12 @@ void trackingCommand(client *c) {
     c->flags |= CLIENT_TRACKING | options;
     c->tracking_redirect = (uint64_t)redir;
     if (options & CLIENT_TRACKING_BCAST) {
-        if (nprefix == 0 && c->tracking_nprefixes == 0) trackingAddPrefix(c, (sds) "");
+        if (nprefix == 0 && c->tracking_nprefixes == 0) {
+            /* A literal is no sds (no header for sdslen): make a real one. */
+            sds all = sdsempty();
+            trackingAddPrefix(c, all);
+            sdsfree(all);
+        }
         for (int i = 0; i < nprefix; i++) trackingAddPrefix(c, prefixes[i]);
     }
     replyOk(c);

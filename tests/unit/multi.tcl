@@ -146,6 +146,90 @@ test "WATCH is broken by SWAPDB and RENAME" {
     assert_equal "*-1\r\n" [rraw $c EXEC]
 }
 
+# A key that had already expired (but was not deleted yet) when WATCHed
+# counts as missing: deleting it is no change, a live value appearing is.
+# Active expiry is off so the stale keys stay until something touches them.
+proc stale_key {c key} {
+    r $c SET $key v PX 1
+    after 3
+}
+
+proc exec_result {c} {
+    r $c MULTI
+    r $c PING
+    return [rraw $c EXEC]
+}
+
+test "WATCH of an already expired key: deleting it lazily is no change" {
+    r $c SELECT 0
+    r $c DEBUG SET-ACTIVE-EXPIRE 0
+    stale_key $c st1
+    r $c WATCH st1
+    assert_equal 0 [r $other EXISTS st1] ;# deletes it
+    assert_equal "*1\r\n+PONG\r\n" [exec_result $c]
+    # Once deleted it is an ordinary missing key: creating it breaks WATCH.
+    stale_key $c st1
+    r $c WATCH st1
+    r $other GET st1
+    r $other SET st1 live
+    assert_equal "*-1\r\n" [exec_result $c]
+    r $c DEBUG SET-ACTIVE-EXPIRE 1
+}
+
+test "WATCH of an already expired key: FLUSHDB and FLUSHALL are no change" {
+    r $c DEBUG SET-ACTIVE-EXPIRE 0
+    foreach flush {FLUSHDB FLUSHALL} {
+        stale_key $c st2
+        r $c WATCH st2 other_missing
+        r $other $flush
+        assert_equal "*1\r\n+PONG\r\n" [exec_result $c] $flush
+    }
+    # A live watched key next to it still counts.
+    stale_key $c st2
+    r $c SET live2 1
+    r $c WATCH st2 live2
+    r $other FLUSHDB
+    assert_equal "*-1\r\n" [exec_result $c]
+    r $c DEBUG SET-ACTIVE-EXPIRE 1
+}
+
+test "WATCH and SWAPDB: expired values on either side count as no value" {
+    r $c DEBUG SET-ACTIVE-EXPIRE 0
+    r $c FLUSHALL
+    # stale <-> nothing
+    r $c SELECT 3
+    stale_key $c sw
+    r $c WATCH sw
+    r $other SWAPDB 3 4
+    assert_equal "*1\r\n+PONG\r\n" [exec_result $c] "stale swapped for nothing"
+    # nothing <-> stale (the stale key moved to db 4: watch it from db 3)
+    r $c SELECT 3
+    r $c WATCH sw
+    r $other SWAPDB 3 4
+    assert_equal "*1\r\n+PONG\r\n" [exec_result $c] "nothing swapped for stale"
+    # stale <-> stale
+    r $c FLUSHALL
+    r $c SELECT 3
+    stale_key $c sw
+    r $c SELECT 4
+    stale_key $c sw
+    r $c WATCH sw
+    r $other SWAPDB 3 4
+    assert_equal "*1\r\n+PONG\r\n" [exec_result $c] "stale swapped for stale"
+    # stale <-> live: a change
+    r $c FLUSHALL
+    r $c SELECT 3
+    r $c SET sw live
+    r $c SELECT 4
+    stale_key $c sw
+    r $c WATCH sw
+    r $other SWAPDB 3 4
+    assert_equal "*-1\r\n" [exec_result $c] "stale swapped for live"
+    r $c FLUSHALL
+    r $c SELECT 0
+    r $c DEBUG SET-ACTIVE-EXPIRE 1
+}
+
 test "RESET discards the transaction and the watches" {
     r $c WATCH w
     r $c MULTI

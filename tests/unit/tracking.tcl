@@ -109,6 +109,95 @@ test "tracking errors and TRACKINGINFO off" {
     assert_equal {flags off redirect -1 prefixes {}} [r $c CLIENT TRACKINGINFO]
 }
 
+test "BCAST without PREFIX gets every change (the empty prefix)" {
+    set t [client $srv -resp 3]
+    r $t CLIENT TRACKING on BCAST
+    r $writer MSET b3{x} 1 b1{x} 2 b2{x} 3
+    assert_equal {invalidate {b1{x} b2{x} b3{x}}} [read_push $t]
+    assert_equal {{}} [dict get [r $t CLIENT TRACKINGINFO] prefixes]
+    close_client $t
+}
+
+test "a served BLMOVE's own invalidation follows its reply" {
+    set t [client $srv -resp 3]
+    r $writer DEL bsrc bdst
+    r $writer RPUSH bdst x
+    r $t CLIENT TRACKING on
+    r $t LRANGE bdst 0 -1
+    send_cmd $t BLMOVE bsrc bdst LEFT LEFT 0
+    wait_for {[info_field $writer blocked_clients] == 1}
+    r $writer RPUSH bsrc moved
+    assert_equal moved [read_reply $t]
+    assert_equal {invalidate bdst} [read_push $t]
+    close_client $t
+}
+
+test "tracking_total_items counts (key, reader) pairs; FLUSHALL empties the table" {
+    r $writer FLUSHALL
+    set t1 [client $srv -resp 3]
+    set t2 [client $srv -resp 3]
+    r $t1 CLIENT TRACKING on
+    r $t2 CLIENT TRACKING on
+    r $t1 MGET i1 i2
+    r $t2 GET i1
+    assert_equal 2 [info_field $writer tracking_total_keys]
+    assert_equal 3 [info_field $writer tracking_total_items]
+    # Readers that turned tracking off stay in the table until a flush,
+    # which empties it even with no tracking client left.
+    r $t1 CLIENT TRACKING off
+    r $t2 CLIENT TRACKING off
+    assert_equal 0 [info_field $writer tracking_clients]
+    assert_equal 3 [info_field $writer tracking_total_items]
+    r $writer FLUSHALL
+    assert_equal 0 [info_field $writer tracking_total_keys]
+    assert_equal 0 [info_field $writer tracking_total_items]
+    # So a later reader is not told about keys it never read.
+    set sub [client $srv]
+    set subid [r $sub CLIENT ID]
+    send_cmd $sub SUBSCRIBE __redis__:invalidate
+    read_reply $sub
+    r $t1 CLIENT TRACKING on REDIRECT $subid
+    r $writer SET i1 changed
+    r $t1 GET i2
+    r $writer SET i2 changed
+    assert_equal {message __redis__:invalidate i2} [read_reply $sub]
+    foreach x [list $t1 $t2 $sub] { close_client $x }
+}
+
+test "tracking-table-max-keys: lowering it invalidates keys down to the limit" {
+    r $writer FLUSHALL
+    set t [client $srv -resp 3]
+    r $t CLIENT TRACKING on
+    for {set i 0} {$i < 300} {incr i} { lappend keys lim$i }
+    r $t MGET {*}$keys
+    assert_equal 300 [info_field $writer tracking_total_keys]
+    r $writer CONFIG SET tracking-table-max-keys 10
+    # More than one call's worth of work (100 keys): it completes anyway,
+    # on an idle server, and drops exactly the excess.
+    set got {}
+    while {[llength $got] < 290} {
+        set push [read_push $t]
+        assert_equal invalidate [lindex $push 0]
+        lappend got {*}[lindex $push 1]
+    }
+    assert_equal 290 [llength [lsort -unique $got]]
+    assert_equal 10 [info_field $writer tracking_total_keys]
+    r $writer CONFIG SET tracking-table-max-keys 1000000
+    close_client $t
+}
+
+test "DEBUG PAUSE-CRON stops the cron (no active expiry)" {
+    r $c SELECT 6
+    r $c FLUSHDB
+    r $c DEBUG PAUSE-CRON 1
+    r $c SET pc v PX 10
+    after 300
+    assert_equal 1 [r $c DBSIZE]
+    r $c DEBUG PAUSE-CRON 0
+    wait_for {[r $c DBSIZE] == 0}
+    r $c SELECT 0
+}
+
 test "CLIENT PAUSE WRITE holds writes but serves reads, then runs them" {
     r $c SET pw 1
     r $c CLIENT PAUSE 100000 WRITE
