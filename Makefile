@@ -6,7 +6,7 @@ CC ?= cc
 OPT ?= -O2
 WARN := -Wall -Wextra
 CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc
-LIBS := -lm -lpthread -llz4
+LIBS := -lm -lpthread -llz4 -lcrypto
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
@@ -38,6 +38,7 @@ all: check-deps $(SERVER)
 check-deps:
 	@command -v $(CC) >/dev/null 2>&1 || { echo "cairn: no C compiler: apt-get install build-essential"; exit 1; }
 	@printf '#include <lz4.h>\nint main(void){return LZ4_versionNumber() == 0;}\n' | $(CC) -x c - -o /dev/null -llz4 2>/dev/null || { echo "cairn: liblz4 missing: apt-get install liblz4-dev"; exit 1; }
+	@printf '#include <openssl/sha.h>\nint main(void){unsigned char d[20]; return SHA1((const unsigned char *)"", 0, d) == 0;}\n' | $(CC) -x c - -o /dev/null -lcrypto 2>/dev/null || { echo "cairn: libcrypto missing: apt-get install libssl-dev"; exit 1; }
 ifneq ($(SANITIZE),1)
 	@printf '#include <jemalloc/jemalloc.h>\nint main(void){return 0;}\n' | $(CC) -x c - -o /dev/null -ljemalloc 2>/dev/null || { echo "cairn: jemalloc missing: apt-get install libjemalloc-dev"; exit 1; }
 endif

@@ -59,6 +59,7 @@ client *clientCreate(connection *conn, int flags) {
 }
 
 void clientFreeArgv(client *c) {
+    clientFreeOriginalArgv(c);
     for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
     c->argc = 0;
     c->argv_len_sum = 0;
@@ -218,16 +219,25 @@ static void clientReadHandler(connection *conn) {
     client *c = conn->private_data;
     if (c->flags & CLIENT_CLOSE_ASAP) return;
     size_t readlen = PROTO_IOBUF_LEN;
+    int big_arg = 0;
     /* In the middle of a big argument, read exactly what is missing so the
      * query buffer holds it without overallocation. */
     if (c->req.type == RESP_REQ_MULTIBULK && c->req.bulklen >= PROTO_MBULK_BIG_ARG) {
         size_t have = sdslen(c->querybuf) - c->qb_pos - c->req.pos;
         size_t need = (size_t)c->req.bulklen + 2;
+        big_arg = 1;
         if (need > have && need - have > readlen) readlen = need - have;
     }
-    c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
-    size_t avail = sdsavail(c->querybuf);
-    ssize_t n = connRead(conn, c->querybuf + sdslen(c->querybuf), avail);
+    /* The first 16 KB and big arguments grow the buffer exactly (as Redis:
+     * CLIENT LIST's qbuf + qbuf-free of a fresh client is 16 KB, below the
+     * cron's shrink threshold); after that, greedily, reading all the room. */
+    if (big_arg || sdsalloc(c->querybuf) < PROTO_IOBUF_LEN) {
+        c->querybuf = sdsMakeRoomForNonGreedy(c->querybuf, readlen);
+    } else {
+        c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
+        readlen = sdsavail(c->querybuf);
+    }
+    ssize_t n = connRead(conn, c->querybuf + sdslen(c->querybuf), readlen);
     if (n == 0) {
         serverLog(LL_VERBOSE, "Client closed connection id=%llu addr=%s",
                   (unsigned long long)c->id, c->peer);
@@ -399,11 +409,43 @@ client *clientLookupById(uint64_t id) {
     return NULL;
 }
 
-static void clientAcceptCommon(connection *conn, int flags, const char *ip) {
+/* Protected mode: with no password, only loopback and unix socket clients
+ * are served; the others get this explanation (Redis' text) and are closed. */
+static const char protectedModeErr[] =
+    "-DENIED Redis is running in protected mode because protected "
+    "mode is enabled and no password is set for the default user. "
+    "In this mode connections are only accepted from the loopback interface. "
+    "If you want to connect from external computers to Redis you "
+    "may adopt one of the following solutions: "
+    "1) Just disable protected mode sending the command "
+    "'CONFIG SET protected-mode no' from the loopback interface "
+    "by connecting to Redis from the same host the server is "
+    "running, however MAKE SURE Redis is not publicly accessible "
+    "from internet if you do so. Use CONFIG REWRITE to make this "
+    "change permanent. "
+    "2) Alternatively you can just disable the protected mode by "
+    "editing the Redis configuration file, and setting the protected "
+    "mode option to 'no', and then restarting the server. "
+    "3) If you started the server manually just for testing, restart "
+    "it with the '--protected-mode no' option. "
+    "4) Setup a an authentication password for the default user. "
+    "NOTE: You only need to do one of the above things in order for "
+    "the server to start accepting connections from the outside.\r\n";
+
+static void clientAcceptCommon(connection *conn, int flags, const char *ip, int local) {
+    const char *reject = NULL;
+    size_t rlen = 0;
     if (server.nclients >= cfg.maxclients) {
         static const char err[] = "-ERR max number of clients reached\r\n";
+        reject = err;
+        rlen = sizeof(err) - 1;
+    } else if (cfg.protected_mode && !cfg.requirepass && !local) {
+        reject = protectedModeErr;
+        rlen = sizeof(protectedModeErr) - 1;
+    }
+    if (reject) {
         /* Best effort: the socket is fresh, so the write almost always fits. */
-        if (connWrite(conn, err, sizeof(err) - 1) == -1) { /* nothing to do */
+        if (connWrite(conn, reject, rlen) == -1) { /* nothing to do */
         }
         server.stat_rejected_conn++;
         connClose(conn);
@@ -436,7 +478,8 @@ void clientAcceptTcp(eventLoop *el, int fd, void *data, int mask) {
         if (cfg.tcpkeepalive) netSetKeepAlive(cfd, cfg.tcpkeepalive);
         char addr[NET_ADDR_STR_LEN];
         netFormatAddr(addr, sizeof(addr), ip, port);
-        clientAcceptCommon(connCreateAccepted(&connTcpType, cfd), 0, addr);
+        clientAcceptCommon(connCreateAccepted(&connTcpType, cfd), 0, addr,
+                           !strcmp(ip, "127.0.0.1") || !strcmp(ip, "::1"));
     }
 }
 
@@ -452,13 +495,51 @@ void clientAcceptUnix(eventLoop *el, int fd, void *data, int mask) {
             return;
         }
         clientAcceptCommon(connCreateAccepted(&connUnixType, cfd), CLIENT_UNIX_SOCKET,
-                           cfg.unixsocket);
+                           cfg.unixsocket, 1);
     }
 }
 
 /* Periodic per-client work, a slice of the clients per call so the cron
  * stays short with many clients: idle timeouts, query buffer shrinking and
  * the time-based part of output limits. */
+/* s reallocated to hold `size` bytes (>= its length); an empty result is
+ * sdsempty(), whose zero free space CLIENT LIST shows as Redis does. */
+static sds clientQbufShrink(sds s, size_t size) {
+    sds n = sdsempty();
+    /* sdsempty() reports its allocator slack (a few bytes) as free space;
+     * an idle client's buffer is given back whole, so say 0 like Redis.
+     * Under-stating the capacity of a type 8 header is always safe. */
+    ((struct sdshdr8 *)(n - sizeof(struct sdshdr8)))->alloc = 0;
+    if (size) {
+        n = sdsMakeRoomForNonGreedy(n, size);
+        n = sdscatlen(n, s, sdslen(s));
+    }
+    sdsfree(s);
+    return n;
+}
+
+/* Give back query buffer space a client does not use (Redis' rules, which
+ * CLIENT LIST's qbuf-free shows): all the free space after more than 2
+ * idle seconds, or down to the recent peak when the buffer is over 32 KB
+ * and twice that peak. The peak restarts at every visit. */
+static void clientResizeQueryBuffer(client *c) {
+    size_t size = sdsalloc(c->querybuf);
+    long long idle = server.unixtime_ms / 1000 - c->last_interaction / 1000;
+    long long bulklen = c->req.type == RESP_REQ_MULTIBULK ? c->req.bulklen : -1;
+    if (c->qb_pos == 0 && sdsavail(c->querybuf) > 4 * 1024) {
+        if (idle > 2) {
+            c->querybuf = clientQbufShrink(c->querybuf, sdslen(c->querybuf));
+        } else if (size > CLIENT_QBUF_SHRINK_MIN && size / 2 > c->querybuf_peak) {
+            size_t resize = sdslen(c->querybuf);
+            if (resize < c->querybuf_peak) resize = c->querybuf_peak;
+            if (bulklen != -1 && resize < (size_t)bulklen) resize = (size_t)bulklen;
+            c->querybuf = clientQbufShrink(c->querybuf, resize);
+        }
+    }
+    c->querybuf_peak = sdslen(c->querybuf);
+    if (bulklen != -1 && (size_t)bulklen > c->querybuf_peak) c->querybuf_peak = (size_t)bulklen;
+}
+
 int clientsCron(void) {
     static client *cursor = NULL; /* resumes where the last call stopped */
     unsigned long numclients = server.nclients;
@@ -482,14 +563,9 @@ int clientsCron(void) {
                 server.unixtime_ms - c->last_interaction > (long long)cfg.maxidletime * 1000) {
                 serverLog(LL_VERBOSE, "Closing idle client");
                 clientFreeAsync(c);
-            } else if (c->qb_pos == 0 && sdslen(c->querybuf) == 0 &&
-                       sdsalloc(c->querybuf) > CLIENT_QBUF_SHRINK_MIN &&
-                       server.unixtime_ms - c->last_interaction > 2000) {
-                sdsfree(c->querybuf);
-                c->querybuf = sdsempty();
-                c->querybuf_peak = 0;
-            } else if (c->reply_head && c->obuf_soft_limit_reached_time) {
-                clientCheckOutputLimits(c);
+            } else {
+                clientResizeQueryBuffer(c);
+                if (c->reply_head && c->obuf_soft_limit_reached_time) clientCheckOutputLimits(c);
             }
         }
         c = next;
@@ -546,7 +622,7 @@ sds clientInfoString(sds s, client *c) {
         c->pubsub_patterns ? dictSize(c->pubsub_patterns) : 0,
         c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0,
         (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf,
-        qfree, argvmem, c->buf_size, c->bufpos, obl, oll, c->reply_bytes, totmem, events,
+        qfree, c->argv_len_sum, c->buf_size, c->bufpos, obl, oll, c->reply_bytes, totmem, events,
         c->lastcmd ? c->lastcmd->fullname : "NULL",
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp);
 }
@@ -572,8 +648,41 @@ void clientRewriteArgv(client *c, int argc, ...) {
     va_start(ap, argc);
     for (int j = 0; j < argc; j++) argv[j] = va_arg(ap, robj *);
     va_end(ap);
-    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
-    zfree(c->argv);
+    clientReplaceArgv(c, argv, argc);
+}
+
+void clientReplaceArgv(client *c, robj **argv, int argc) {
+    if (!c->original_argv) {
+        c->original_argv = c->argv;
+        c->original_argc = c->argc;
+    } else {
+        for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+        zfree(c->argv);
+    }
     c->argv = argv;
     c->argc = c->argv_len = argc;
+}
+
+void clientRewriteArg(client *c, int i, robj *o) {
+    clientRetainOriginalArgv(c);
+    decrRefCount(c->argv[i]);
+    c->argv[i] = o;
+}
+
+void clientRetainOriginalArgv(client *c) {
+    if (c->original_argv) return;
+    c->original_argv = zmalloc(sizeof(robj *) * c->argc);
+    for (int j = 0; j < c->argc; j++) {
+        c->original_argv[j] = c->argv[j];
+        incrRefCount(c->argv[j]);
+    }
+    c->original_argc = c->argc;
+}
+
+void clientFreeOriginalArgv(client *c) {
+    if (!c->original_argv) return;
+    for (int j = 0; j < c->original_argc; j++) decrRefCount(c->original_argv[j]);
+    zfree(c->original_argv);
+    c->original_argv = NULL;
+    c->original_argc = 0;
 }

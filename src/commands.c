@@ -8,6 +8,7 @@
  * and the text COMMAND DOCS returns. */
 #include "server.h"
 #include "blocked.h"
+#include "latency.h"
 #include "t_bits.h"
 #include "t_hash.h"
 #include "t_list.h"
@@ -16,6 +17,7 @@
 #include "sort.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #define W CMD_WRITE
 #define R CMD_READONLY
@@ -35,18 +37,37 @@
 #define CN ACL_CAT_CONNECTION
 
 /* A row: name, proc, arity, flags, extra acl categories, first, last, step,
- * summary, since, group. */
-#define CMD(name, proc, arity, flags, acl, fk, lk, ks, summary, since, group)                      \
-    {name, proc, arity, flags, acl, fk, lk, ks, summary, since, group, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0}
-#define CMDS(name, arity, flags, acl, summary, since, group, subs)                                 \
-    {name, NULL, arity, flags, acl, 0, 0, 0, summary, since, group, NULL, subs, NULL, NULL, 0, 0, 0, 0, 0}
-#define END {NULL, NULL, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0}
+ * summary, since, group, then optionally KS(key specs), TIPS(tips) and
+ * GETKEYS(proc).
+ *
+ * Key specs are those COMMAND INFO shows on Redis, one string per command:
+ * specs separated by ';', each "flags|begin_search|find_keys[|notes]" where
+ * flags are Redis' key flag names (RO RW OW RM access update insert delete
+ * not_key incomplete variable_flags), begin_search is iN (index N),
+ * kWORD,N (keyword WORD searched from N) or u (unknown), and find_keys is
+ * rLAST,STEP,LIMIT (range), nIDX,FIRST,STEP (keynum) or u (unknown).
+ * Example, LMOVE: "RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0". */
+#define CMD(name_, proc_, arity_, flags_, acl_, fk_, lk_, ks_, summary_, since_, group_, ...)      \
+    {.name = name_, .proc = proc_, .arity = arity_, .flags = flags_, .acl_categories = acl_,         \
+     .firstkey = fk_, .lastkey = lk_, .keystep = ks_, .summary = summary_, .since = since_,          \
+     .group = group_, __VA_ARGS__}
+#define CMDS(name_, arity_, flags_, acl_, summary_, since_, group_, subs_, ...)                      \
+    {.name = name_, .arity = arity_, .flags = flags_, .acl_categories = acl_, .summary = summary_,  \
+     .since = since_, .group = group_, .subcommands = subs_, __VA_ARGS__}
+#define END {.name = NULL}
+#define KS(specs) .keyspecs = (specs)
+#define TIPS(tips_) .tips = (tips_)
+#define GETKEYS(proc_) .getkeys = (proc_)
+
+static void commandInitKeys(cairnCommand *cmd);
+static int commandSetGetKeys(robj **argv, int argc, cmdKeyRef *keys);
+static int commandBitfieldGetKeys(robj **argv, int argc, cmdKeyRef *keys);
 
 static cairnCommand objectSubcommands[] = {
-    CMD("encoding", objectCommand, 3, R, K, 2, 2, 1, "Returns the internal encoding of a Redis object.", "2.2.3", "generic"),
-    CMD("freq", objectCommand, 3, R, K, 2, 2, 1, "Returns the logarithmic access frequency counter of a Redis object.", "4.0.0", "generic"),
-    CMD("idletime", objectCommand, 3, R, K, 2, 2, 1, "Returns the time since the last access to a Redis object.", "2.2.3", "generic"),
-    CMD("refcount", objectCommand, 3, R, K, 2, 2, 1, "Returns the reference count of a value of a key.", "2.2.3", "generic"),
+    CMD("encoding", objectCommand, 3, R, K, 2, 2, 1, "Returns the internal encoding of a Redis object.", "2.2.3", "generic", KS("RO|i2|r0,1,0"), TIPS("nondeterministic_output")),
+    CMD("freq", objectCommand, 3, R, K, 2, 2, 1, "Returns the logarithmic access frequency counter of a Redis object.", "4.0.0", "generic", KS("RO|i2|r0,1,0"), TIPS("nondeterministic_output")),
+    CMD("idletime", objectCommand, 3, R, K, 2, 2, 1, "Returns the time since the last access to a Redis object.", "2.2.3", "generic", KS("RO|i2|r0,1,0"), TIPS("nondeterministic_output")),
+    CMD("refcount", objectCommand, 3, R, K, 2, 2, 1, "Returns the reference count of a value of a key.", "2.2.3", "generic", KS("RO|i2|r0,1,0"), TIPS("nondeterministic_output")),
     CMD("help", objectCommand, 2, L | S, K, 0, 0, 0, "Returns helpful text about the different subcommands.", "6.2.0", "generic"),
     END};
 
@@ -54,8 +75,8 @@ static cairnCommand clientSubcommands[] = {
     CMD("id", clientCommand, 2, NS | L | S, CN, 0, 0, 0, "Returns the unique client ID of the connection.", "5.0.0", "connection"),
     CMD("setname", clientCommand, 3, NS | L | S, CN, 0, 0, 0, "Sets the connection name.", "2.6.9", "connection"),
     CMD("getname", clientCommand, 2, NS | L | S, CN, 0, 0, 0, "Returns the name of the connection.", "2.6.9", "connection"),
-    CMD("list", clientCommand, -2, A | NS | L | S, CN, 0, 0, 0, "Lists open connections.", "2.4.0", "connection"),
-    CMD("info", clientCommand, 2, NS | L | S, CN, 0, 0, 0, "Returns information about the connection.", "6.2.0", "connection"),
+    CMD("list", clientCommand, -2, A | NS | L | S, CN, 0, 0, 0, "Lists open connections.", "2.4.0", "connection", TIPS("nondeterministic_output")),
+    CMD("info", clientCommand, 2, NS | L | S, CN, 0, 0, 0, "Returns information about the connection.", "6.2.0", "connection", TIPS("nondeterministic_output")),
     CMD("kill", clientCommand, -3, A | NS | L | S, CN, 0, 0, 0, "Terminates open connections.", "2.4.0", "connection"),
     CMD("no-evict", clientCommand, 3, A | NS | L | S, CN, 0, 0, 0, "Sets the client eviction mode of the connection.", "7.0.0", "connection"),
     CMD("reply", clientCommand, 3, NS | L | S, CN, 0, 0, 0, "Instructs the server whether to reply to commands.", "3.2.0", "connection"),
@@ -71,35 +92,46 @@ static cairnCommand clientSubcommands[] = {
 
 static cairnCommand commandSubcommands[] = {
     CMD("count", commandCommand, 2, L | S, CN, 0, 0, 0, "Returns a count of commands.", "2.8.13", "server"),
-    CMD("info", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns information about one, multiple or all commands.", "2.8.13", "server"),
-    CMD("docs", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns documentary information about one, multiple or all commands.", "7.0.0", "server"),
-    CMD("list", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns a list of command names.", "7.0.0", "server"),
+    CMD("info", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns information about one, multiple or all commands.", "2.8.13", "server", TIPS("nondeterministic_output_order")),
+    CMD("docs", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns documentary information about one, multiple or all commands.", "7.0.0", "server", TIPS("nondeterministic_output_order")),
+    CMD("list", commandCommand, -2, L | S, CN, 0, 0, 0, "Returns a list of command names.", "7.0.0", "server", TIPS("nondeterministic_output_order")),
     CMD("getkeys", commandCommand, -4, L | S, CN, 0, 0, 0, "Extracts the key names from an arbitrary command.", "2.8.13", "server"),
     CMD("getkeysandflags", commandCommand, -4, L | S, CN, 0, 0, 0, "Extracts the key names and access flags for an arbitrary command.", "7.0.0", "server"),
     CMD("help", commandCommand, 2, L | S, CN, 0, 0, 0, "Returns helpful text about the different subcommands.", "5.0.0", "server"),
     END};
 
 static cairnCommand slowlogSubcommands[] = {
-    CMD("get", slowlogCommand, -2, A | L | S, 0, 0, 0, 0, "Returns the slow log's entries.", "2.2.12", "server"),
-    CMD("len", slowlogCommand, 2, A | L | S, 0, 0, 0, 0, "Returns the number of entries in the slow log.", "2.2.12", "server"),
-    CMD("reset", slowlogCommand, 2, A | L | S, 0, 0, 0, 0, "Clears all entries from the slow log.", "2.2.12", "server"),
+    CMD("get", slowlogCommand, -2, A | L | S, 0, 0, 0, 0, "Returns the slow log's entries.", "2.2.12", "server", TIPS("request_policy:all_nodes nondeterministic_output")),
+    CMD("len", slowlogCommand, 2, A | L | S, 0, 0, 0, 0, "Returns the number of entries in the slow log.", "2.2.12", "server", TIPS("request_policy:all_nodes response_policy:agg_sum nondeterministic_output")),
+    CMD("reset", slowlogCommand, 2, A | L | S, 0, 0, 0, 0, "Clears all entries from the slow log.", "2.2.12", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
     CMD("help", slowlogCommand, 2, L | S, 0, 0, 0, 0, "Show helpful text about the different subcommands", "6.2.0", "server"),
+    END};
+
+#define LAT_TIPS "nondeterministic_output request_policy:all_nodes response_policy:special"
+static cairnCommand latencySubcommands[] = {
+    CMD("doctor", latencyCommand, 2, A | NS | L | S, 0, 0, 0, 0, "Return a human readable latency analysis report.", "2.8.13", "server", TIPS(LAT_TIPS)),
+    CMD("graph", latencyCommand, 3, A | NS | L | S, 0, 0, 0, 0, "Return a latency graph for the event.", "2.8.13", "server", TIPS(LAT_TIPS)),
+    CMD("histogram", latencyCommand, -2, A | NS | L | S, 0, 0, 0, 0, "Return the cumulative distribution of latencies of a subset of commands or all.", "7.0.0", "server", TIPS(LAT_TIPS)),
+    CMD("history", latencyCommand, 3, A | NS | L | S, 0, 0, 0, 0, "Return timestamp-latency samples for the event.", "2.8.13", "server", TIPS(LAT_TIPS)),
+    CMD("latest", latencyCommand, 2, A | NS | L | S, 0, 0, 0, 0, "Return the latest latency samples for all events.", "2.8.13", "server", TIPS(LAT_TIPS)),
+    CMD("reset", latencyCommand, -2, A | NS | L | S, 0, 0, 0, 0, "Reset latency data for one or more events.", "2.8.13", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    CMD("help", latencyCommand, 2, L | S, 0, 0, 0, 0, "Show helpful text about the different subcommands.", "2.8.13", "server"),
     END};
 
 static cairnCommand configSubcommands[] = {
     CMD("get", configCommand, -3, A | NS | L | S, 0, 0, 0, 0, "Returns the effective values of configuration parameters.", "2.0.0", "server"),
-    CMD("set", configCommand, -4, A | NS | L | S, 0, 0, 0, 0, "Sets configuration parameters in-flight.", "2.0.0", "server"),
+    CMD("set", configCommand, -4, A | NS | L | S, 0, 0, 0, 0, "Sets configuration parameters in-flight.", "2.0.0", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
     CMD("resetstat", configCommand, 2, A | NS | L | S, 0, 0, 0, 0, "Resets the server's statistics.", "2.0.0", "server"),
     CMD("rewrite", configCommand, 2, A | NS | L | S, 0, 0, 0, 0, "Persists the effective configuration to file.", "2.8.0", "server"),
     CMD("help", configCommand, 2, L | S, 0, 0, 0, 0, "Returns helpful text about the different subcommands.", "5.0.0", "server"),
     END};
 
 static cairnCommand memorySubcommands[] = {
-    CMD("usage", memoryCommand, -3, R, K, 2, 2, 1, "Estimates the memory usage of a key.", "4.0.0", "server"),
-    CMD("stats", memoryCommand, 2, 0, 0, 0, 0, 0, "Returns details about memory usage.", "4.0.0", "server"),
-    CMD("doctor", memoryCommand, 2, 0, 0, 0, 0, 0, "Outputs a memory problems report.", "4.0.0", "server"),
-    CMD("malloc-stats", memoryCommand, 2, 0, 0, 0, 0, 0, "Returns the allocator statistics.", "4.0.0", "server"),
-    CMD("purge", memoryCommand, 2, 0, 0, 0, 0, 0, "Asks the allocator to release memory.", "4.0.0", "server"),
+    CMD("usage", memoryCommand, -3, R, 0, 2, 2, 1, "Estimates the memory usage of a key.", "4.0.0", "server", KS("RO|i2|r0,1,0")),
+    CMD("stats", memoryCommand, 2, 0, 0, 0, 0, 0, "Returns details about memory usage.", "4.0.0", "server", TIPS("nondeterministic_output request_policy:all_shards response_policy:special")),
+    CMD("doctor", memoryCommand, 2, 0, 0, 0, 0, 0, "Outputs a memory problems report.", "4.0.0", "server", TIPS("nondeterministic_output request_policy:all_shards response_policy:special")),
+    CMD("malloc-stats", memoryCommand, 2, 0, 0, 0, 0, 0, "Returns the allocator statistics.", "4.0.0", "server", TIPS("nondeterministic_output request_policy:all_shards response_policy:special")),
+    CMD("purge", memoryCommand, 2, 0, 0, 0, 0, 0, "Asks the allocator to release memory.", "4.0.0", "server", TIPS("request_policy:all_shards response_policy:all_succeeded")),
     CMD("help", memoryCommand, 2, L | S, 0, 0, 0, 0, "Returns helpful text about the different subcommands.", "4.0.0", "server"),
     END};
 
@@ -114,28 +146,28 @@ static cairnCommand pubsubSubcommands[] = {
 
 static cairnCommand commandTable[] = {
     /* strings */
-    CMD("get", getCommand, 2, R | F, STR, 1, 1, 1, "Returns the string value of a key.", "1.0.0", "string"),
-    CMD("set", setCommand, -3, W | M, STR, 1, 1, 1, "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", "1.0.0", "string"),
-    CMD("setnx", setnxCommand, 3, W | M | F, STR, 1, 1, 1, "Set the string value of a key only when the key doesn't exist.", "1.0.0", "string"),
-    CMD("setex", setexCommand, 4, W | M, STR, 1, 1, 1, "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", "2.0.0", "string"),
-    CMD("psetex", psetexCommand, 4, W | M, STR, 1, 1, 1, "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", "2.6.0", "string"),
-    CMD("getset", getsetCommand, 3, W | M | F, STR, 1, 1, 1, "Returns the previous string value of a key after setting it to a new value.", "1.0.0", "string"),
-    CMD("getdel", getdelCommand, 2, W | F, STR, 1, 1, 1, "Returns the string value of a key after deleting the key.", "6.2.0", "string"),
-    CMD("getex", getexCommand, -2, W | F, STR, 1, 1, 1, "Returns the string value of a key after setting its expiration time.", "6.2.0", "string"),
-    CMD("mget", mgetCommand, -2, R | F, STR, 1, -1, 1, "Atomically returns the string values of one or more keys.", "1.0.0", "string"),
-    CMD("mset", msetCommand, -3, W | M, STR, 1, -1, 2, "Atomically creates or modifies the string values of one or more keys.", "1.0.1", "string"),
-    CMD("msetnx", msetnxCommand, -3, W | M, STR, 1, -1, 2, "Atomically modifies the string values of one or more keys only when all keys don't exist.", "1.0.1", "string"),
-    CMD("incr", incrCommand, 2, W | M | F, STR, 1, 1, 1, "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string"),
-    CMD("decr", decrCommand, 2, W | M | F, STR, 1, 1, 1, "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string"),
-    CMD("incrby", incrbyCommand, 3, W | M | F, STR, 1, 1, 1, "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string"),
-    CMD("decrby", decrbyCommand, 3, W | M | F, STR, 1, 1, 1, "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string"),
-    CMD("incrbyfloat", incrbyfloatCommand, 3, W | M | F, STR, 1, 1, 1, "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", "2.6.0", "string"),
-    CMD("append", appendCommand, 3, W | M | F, STR, 1, 1, 1, "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0", "string"),
-    CMD("setrange", setrangeCommand, 4, W | M, STR, 1, 1, 1, "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", "2.2.0", "string"),
-    CMD("getrange", getrangeCommand, 4, R, STR, 1, 1, 1, "Returns a substring of the string stored at a key.", "2.4.0", "string"),
-    CMD("substr", getrangeCommand, 4, R, STR, 1, 1, 1, "Returns a substring from a string value.", "1.0.0", "string"),
-    CMD("strlen", strlenCommand, 2, R | F, STR, 1, 1, 1, "Returns the length of a string value.", "2.2.0", "string"),
-    CMD("lcs", lcsCommand, -3, R, STR, 1, 2, 1, "Finds the longest common substring.", "7.0.0", "string"),
+    CMD("get", getCommand, 2, R | F, STR, 1, 1, 1, "Returns the string value of a key.", "1.0.0", "string", KS("RO access|i1|r0,1,0")),
+    CMD("set", setCommand, -3, W | M, STR, 1, 1, 1, "Sets the string value of a key, ignoring its type. The key is created if it doesn't exist.", "1.0.0", "string", KS("RW access update variable_flags|i1|r0,1,0|RW and ACCESS due to the optional `GET` argument"), GETKEYS(commandSetGetKeys)),
+    CMD("setnx", setnxCommand, 3, W | M | F, STR, 1, 1, 1, "Set the string value of a key only when the key doesn't exist.", "1.0.0", "string", KS("OW insert|i1|r0,1,0")),
+    CMD("setex", setexCommand, 4, W | M, STR, 1, 1, 1, "Sets the string value and expiration time of a key. Creates the key if it doesn't exist.", "2.0.0", "string", KS("OW update|i1|r0,1,0")),
+    CMD("psetex", psetexCommand, 4, W | M, STR, 1, 1, 1, "Sets both string value and expiration time in milliseconds of a key. The key is created if it doesn't exist.", "2.6.0", "string", KS("OW update|i1|r0,1,0")),
+    CMD("getset", getsetCommand, 3, W | M | F, STR, 1, 1, 1, "Returns the previous string value of a key after setting it to a new value.", "1.0.0", "string", KS("RW access update|i1|r0,1,0")),
+    CMD("getdel", getdelCommand, 2, W | F, STR, 1, 1, 1, "Returns the string value of a key after deleting the key.", "6.2.0", "string", KS("RW access delete|i1|r0,1,0")),
+    CMD("getex", getexCommand, -2, W | F, STR, 1, 1, 1, "Returns the string value of a key after setting its expiration time.", "6.2.0", "string", KS("RW access update|i1|r0,1,0|RW and UPDATE because it changes the TTL")),
+    CMD("mget", mgetCommand, -2, R | F, STR, 1, -1, 1, "Atomically returns the string values of one or more keys.", "1.0.0", "string", KS("RO access|i1|r-1,1,0"), TIPS("request_policy:multi_shard")),
+    CMD("mset", msetCommand, -3, W | M, STR, 1, -1, 2, "Atomically creates or modifies the string values of one or more keys.", "1.0.1", "string", KS("OW update|i1|r-1,2,0"), TIPS("request_policy:multi_shard response_policy:all_succeeded")),
+    CMD("msetnx", msetnxCommand, -3, W | M, STR, 1, -1, 2, "Atomically modifies the string values of one or more keys only when all keys don't exist.", "1.0.1", "string", KS("OW insert|i1|r-1,2,0"), TIPS("request_policy:multi_shard response_policy:agg_min")),
+    CMD("incr", incrCommand, 2, W | M | F, STR, 1, 1, 1, "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string", KS("RW access update|i1|r0,1,0")),
+    CMD("decr", decrCommand, 2, W | M | F, STR, 1, 1, 1, "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string", KS("RW access update|i1|r0,1,0")),
+    CMD("incrby", incrbyCommand, 3, W | M | F, STR, 1, 1, 1, "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string", KS("RW access update|i1|r0,1,0")),
+    CMD("decrby", decrbyCommand, 3, W | M | F, STR, 1, 1, 1, "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.", "1.0.0", "string", KS("RW access update|i1|r0,1,0")),
+    CMD("incrbyfloat", incrbyfloatCommand, 3, W | M | F, STR, 1, 1, 1, "Increment the floating point value of a key by a number. Uses 0 as initial value if the key doesn't exist.", "2.6.0", "string", KS("RW access update|i1|r0,1,0")),
+    CMD("append", appendCommand, 3, W | M | F, STR, 1, 1, 1, "Appends a string to the value of a key. Creates the key if it doesn't exist.", "2.0.0", "string", KS("RW insert|i1|r0,1,0")),
+    CMD("setrange", setrangeCommand, 4, W | M, STR, 1, 1, 1, "Overwrites a part of a string value with another by an offset. Creates the key if it doesn't exist.", "2.2.0", "string", KS("RW update|i1|r0,1,0")),
+    CMD("getrange", getrangeCommand, 4, R, STR, 1, 1, 1, "Returns a substring of the string stored at a key.", "2.4.0", "string", KS("RO access|i1|r0,1,0")),
+    CMD("substr", getrangeCommand, 4, R, STR, 1, 1, 1, "Returns a substring from a string value.", "1.0.0", "string", KS("RO access|i1|r0,1,0")),
+    CMD("strlen", strlenCommand, 2, R | F, STR, 1, 1, 1, "Returns the length of a string value.", "2.2.0", "string", KS("RO|i1|r0,1,0")),
+    CMD("lcs", lcsCommand, -3, R, STR, 1, 2, 1, "Finds the longest common substring.", "7.0.0", "string", KS("RO access|i1|r1,1,0")),
     /* data types: rows live next to their commands' declarations */
     LIST_COMMANDS
     HASH_COMMANDS
@@ -144,67 +176,68 @@ static cairnCommand commandTable[] = {
     BITS_COMMANDS
     SORT_COMMANDS
     /* keyspace */
-    CMD("del", delCommand, -2, W, K, 1, -1, 1, "Deletes one or more keys.", "1.0.0", "generic"),
-    CMD("unlink", unlinkCommand, -2, W | F, K, 1, -1, 1, "Asynchronously deletes one or more keys.", "4.0.0", "generic"),
-    CMD("exists", existsCommand, -2, R | F, K, 1, -1, 1, "Determines whether one or more keys exist.", "1.0.0", "generic"),
-    CMD("type", typeCommand, 2, R | F, K, 1, 1, 1, "Determines the type of value stored at a key.", "1.0.0", "generic"),
-    CMD("keys", keysCommand, 2, R, K | ACL_CAT_DANGEROUS, 0, 0, 0, "Returns all key names that match a pattern.", "1.0.0", "generic"),
-    CMD("scan", scanCommand, -2, R, K, 0, 0, 0, "Iterates over the key names in the database.", "2.8.0", "generic"),
-    CMD("randomkey", randomkeyCommand, 1, R, K, 0, 0, 0, "Returns a random key name from the database.", "1.0.0", "generic"),
-    CMD("rename", renameCommand, 3, W, K, 1, 2, 1, "Renames a key and overwrites the destination.", "1.0.0", "generic"),
-    CMD("renamenx", renamenxCommand, 3, W | F, K, 1, 2, 1, "Renames a key only when the target key name doesn't exist.", "1.0.0", "generic"),
-    CMD("copy", copyCommand, -3, W | M, K, 1, 2, 1, "Copies the value of a key to a new key.", "6.2.0", "generic"),
-    CMD("move", moveCommand, 3, W | F, K, 1, 1, 1, "Moves a key to another database.", "1.0.0", "generic"),
-    CMD("touch", touchCommand, -2, R | F, K, 1, -1, 1, "Returns the number of existing keys out of those specified after updating the time they were last accessed.", "3.2.1", "generic"),
-    CMD("dbsize", dbsizeCommand, 1, R | F, K, 0, 0, 0, "Returns the number of keys in the database.", "1.0.0", "server"),
-    CMD("flushdb", flushdbCommand, -1, W, K | ACL_CAT_DANGEROUS, 0, 0, 0, "Remove all keys from the current database.", "1.0.0", "server"),
-    CMD("flushall", flushallCommand, -1, W, K | ACL_CAT_DANGEROUS, 0, 0, 0, "Removes all keys from all databases.", "1.0.0", "server"),
+    CMD("del", delCommand, -2, W, K, 1, -1, 1, "Deletes one or more keys.", "1.0.0", "generic", KS("RM delete|i1|r-1,1,0"), TIPS("request_policy:multi_shard response_policy:agg_sum")),
+    CMD("unlink", unlinkCommand, -2, W | F, K, 1, -1, 1, "Asynchronously deletes one or more keys.", "4.0.0", "generic", KS("RM delete|i1|r-1,1,0"), TIPS("request_policy:multi_shard response_policy:agg_sum")),
+    CMD("exists", existsCommand, -2, R | F, K, 1, -1, 1, "Determines whether one or more keys exist.", "1.0.0", "generic", KS("RO|i1|r-1,1,0"), TIPS("request_policy:multi_shard response_policy:agg_sum")),
+    CMD("type", typeCommand, 2, R | F, K, 1, 1, 1, "Determines the type of value stored at a key.", "1.0.0", "generic", KS("RO|i1|r0,1,0")),
+    CMD("keys", keysCommand, 2, R, K | ACL_CAT_DANGEROUS, 0, 0, 0, "Returns all key names that match a pattern.", "1.0.0", "generic", TIPS("request_policy:all_shards nondeterministic_output_order")),
+    CMD("scan", scanCommand, -2, R, K, 0, 0, 0, "Iterates over the key names in the database.", "2.8.0", "generic", TIPS("nondeterministic_output request_policy:special")),
+    CMD("randomkey", randomkeyCommand, 1, R, K, 0, 0, 0, "Returns a random key name from the database.", "1.0.0", "generic", TIPS("request_policy:all_shards nondeterministic_output")),
+    CMD("rename", renameCommand, 3, W, K, 1, 2, 1, "Renames a key and overwrites the destination.", "1.0.0", "generic", KS("RW access delete|i1|r0,1,0;OW update|i2|r0,1,0")),
+    CMD("renamenx", renamenxCommand, 3, W | F, K, 1, 2, 1, "Renames a key only when the target key name doesn't exist.", "1.0.0", "generic", KS("RW access delete|i1|r0,1,0;OW insert|i2|r0,1,0")),
+    CMD("copy", copyCommand, -3, W | M, K, 1, 2, 1, "Copies the value of a key to a new key.", "6.2.0", "generic", KS("RO access|i1|r0,1,0;OW update|i2|r0,1,0")),
+    CMD("move", moveCommand, 3, W | F, K, 1, 1, 1, "Moves a key to another database.", "1.0.0", "generic", KS("RW access update|i1|r0,1,0")),
+    CMD("touch", touchCommand, -2, R | F, K, 1, -1, 1, "Returns the number of existing keys out of those specified after updating the time they were last accessed.", "3.2.1", "generic", KS("RO|i1|r-1,1,0"), TIPS("request_policy:multi_shard response_policy:agg_sum")),
+    CMD("dbsize", dbsizeCommand, 1, R | F, K, 0, 0, 0, "Returns the number of keys in the database.", "1.0.0", "server", TIPS("request_policy:all_shards response_policy:agg_sum")),
+    CMD("flushdb", flushdbCommand, -1, W, K | ACL_CAT_DANGEROUS, 0, 0, 0, "Remove all keys from the current database.", "1.0.0", "server", TIPS("request_policy:all_shards response_policy:all_succeeded")),
+    CMD("flushall", flushallCommand, -1, W, K | ACL_CAT_DANGEROUS, 0, 0, 0, "Removes all keys from all databases.", "1.0.0", "server", TIPS("request_policy:all_shards response_policy:all_succeeded")),
     CMD("select", selectCommand, 2, L | S | F, CN, 0, 0, 0, "Changes the selected database.", "1.0.0", "connection"),
     CMD("swapdb", swapdbCommand, 3, W | F, K | ACL_CAT_DANGEROUS, 0, 0, 0, "Swaps two Redis databases.", "4.0.0", "server"),
-    CMDS("object", -2, 0, K, "A container for object introspection commands.", "2.2.3", "generic", objectSubcommands),
-    CMD("expire", expireCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key in seconds.", "1.0.0", "generic"),
-    CMD("pexpire", pexpireCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key in milliseconds.", "2.6.0", "generic"),
-    CMD("expireat", expireatCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key to a Unix timestamp.", "1.2.0", "generic"),
-    CMD("pexpireat", pexpireatCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key to a Unix milliseconds timestamp.", "2.6.0", "generic"),
-    CMD("ttl", ttlCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time in seconds of a key.", "1.0.0", "generic"),
-    CMD("pttl", pttlCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time in milliseconds of a key.", "2.6.0", "generic"),
-    CMD("expiretime", expiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix timestamp.", "7.0.0", "generic"),
-    CMD("pexpiretime", pexpiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0", "generic"),
-    CMD("persist", persistCommand, 2, W | F, K, 1, 1, 1, "Removes the expiration time of a key.", "2.2.0", "generic"),
+    CMDS("object", -2, 0, 0, "A container for object introspection commands.", "2.2.3", "generic", objectSubcommands),
+    CMD("expire", expireCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key in seconds.", "1.0.0", "generic", KS("RW update|i1|r0,1,0")),
+    CMD("pexpire", pexpireCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key in milliseconds.", "2.6.0", "generic", KS("RW update|i1|r0,1,0")),
+    CMD("expireat", expireatCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key to a Unix timestamp.", "1.2.0", "generic", KS("RW update|i1|r0,1,0")),
+    CMD("pexpireat", pexpireatCommand, -3, W | F, K, 1, 1, 1, "Sets the expiration time of a key to a Unix milliseconds timestamp.", "2.6.0", "generic", KS("RW update|i1|r0,1,0")),
+    CMD("ttl", ttlCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time in seconds of a key.", "1.0.0", "generic", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),
+    CMD("pttl", pttlCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time in milliseconds of a key.", "2.6.0", "generic", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),
+    CMD("expiretime", expiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix timestamp.", "7.0.0", "generic", KS("RO access|i1|r0,1,0")),
+    CMD("pexpiretime", pexpiretimeCommand, 2, R | F, K, 1, 1, 1, "Returns the expiration time of a key as a Unix milliseconds timestamp.", "7.0.0", "generic", KS("RO access|i1|r0,1,0")),
+    CMD("persist", persistCommand, 2, W | F, K, 1, 1, 1, "Removes the expiration time of a key.", "2.2.0", "generic", KS("RW update|i1|r0,1,0")),
     /* transactions */
     CMD("multi", multiCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Starts a transaction.", "1.2.0", "transactions"),
     CMD("exec", execCommand, 1, NS | L | S | CMD_SKIP_SLOWLOG, ACL_CAT_TRANSACTION, 0, 0, 0, "Executes all commands in a transaction.", "1.2.0", "transactions"),
     CMD("discard", discardCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Discards a transaction.", "2.0.0", "transactions"),
-    CMD("watch", watchCommand, -2, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 1, -1, 1, "Monitors changes to keys to determine the execution of a transaction.", "2.2.0", "transactions"),
+    CMD("watch", watchCommand, -2, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 1, -1, 1, "Monitors changes to keys to determine the execution of a transaction.", "2.2.0", "transactions", KS("RO|i1|r-1,1,0")),
     CMD("unwatch", unwatchCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Forgets about watched keys of a transaction.", "2.2.0", "transactions"),
     /* pub/sub */
     CMD("subscribe", subscribeCommand, -2, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Listens for messages published to channels.", "2.0.0", "pubsub"),
     CMD("unsubscribe", unsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Stops listening to messages posted to channels.", "2.0.0", "pubsub"),
     CMD("psubscribe", psubscribeCommand, -2, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Listens for messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
     CMD("punsubscribe", punsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Stops listening to messages published to channels that match one or more patterns.", "2.0.0", "pubsub"),
-    CMD("ssubscribe", ssubscribeCommand, -2, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 1, -1, 1, "Listens for messages published to shard channels.", "7.0.0", "pubsub"),
-    CMD("sunsubscribe", sunsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 1, -1, 1, "Stops listening to messages posted to shard channels.", "7.0.0", "pubsub"),
-    CMD("publish", publishCommand, 3, CMD_PUBSUB | L | S | F, ACL_CAT_PUBSUB, 0, 0, 0, "Posts a message to a channel.", "2.0.0", "pubsub"),
-    CMD("spublish", spublishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, ACL_CAT_PUBSUB, 1, 1, 1, "Post a message to a shard channel", "7.0.0", "pubsub"),
-    CMDS("pubsub", -2, 0, ACL_CAT_PUBSUB, "A container for Pub/Sub commands.", "2.8.0", "pubsub", pubsubSubcommands),
+    CMD("ssubscribe", ssubscribeCommand, -2, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 1, -1, 1, "Listens for messages published to shard channels.", "7.0.0", "pubsub", KS("not_key|i1|r-1,1,0")),
+    CMD("sunsubscribe", sunsubscribeCommand, -1, CMD_PUBSUB | NS | L | S, ACL_CAT_PUBSUB, 1, -1, 1, "Stops listening to messages posted to shard channels.", "7.0.0", "pubsub", KS("not_key|i1|r-1,1,0")),
+    CMD("publish", publishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, ACL_CAT_PUBSUB, 0, 0, 0, "Posts a message to a channel.", "2.0.0", "pubsub"),
+    CMD("spublish", spublishCommand, 3, CMD_PUBSUB | L | S | F | CMD_MAY_REPLICATE, ACL_CAT_PUBSUB, 1, 1, 1, "Post a message to a shard channel", "7.0.0", "pubsub", KS("not_key|i1|r0,1,0")),
+    CMDS("pubsub", -2, 0, 0, "A container for Pub/Sub commands.", "2.8.0", "pubsub", pubsubSubcommands),
     /* connection */
-    CMD("ping", pingCommand, -1, F | SE, CN, 0, 0, 0, "Returns the server's liveliness response.", "1.0.0", "connection"),
-    CMD("echo", echoCommand, 2, F, CN, 0, 0, 0, "Returns the given string.", "1.0.0", "connection"),
+    CMD("ping", pingCommand, -1, F | SE, CN, 0, 0, 0, "Returns the server's liveliness response.", "1.0.0", "connection", TIPS("request_policy:all_shards response_policy:all_succeeded")),
+    CMD("echo", echoCommand, 2, L | S | F, CN, 0, 0, 0, "Returns the given string.", "1.0.0", "connection"),
     CMD("quit", quitCommand, -1, AB | NS | L | S | F | NA, CN, 0, 0, 0, "Closes the connection.", "1.0.0", "connection"),
     CMD("hello", helloCommand, -1, NS | L | S | F | NA | SE | AB, CN, 0, 0, 0, "Handshakes with the Redis server.", "6.0.0", "connection"),
     CMD("auth", authCommand, -2, NS | L | S | F | NA | SE | AB, CN, 0, 0, 0, "Authenticates the connection.", "1.0.0", "connection"),
     CMD("reset", resetCommand, 1, NS | L | S | F | NA | AB, CN, 0, 0, 0, "Resets the connection.", "6.2.0", "connection"),
-    CMDS("client", -2, SE, CN, "A container for client connection commands.", "2.4.0", "connection", clientSubcommands),
+    CMDS("client", -2, SE, 0, "A container for client connection commands.", "2.4.0", "connection", clientSubcommands),
     /* server */
-    CMDS("command", -1, L | S | SE, CN, "Returns detailed information about all commands.", "2.8.13", "server", commandSubcommands),
+    CMDS("command", -1, L | S | SE, CN, "Returns detailed information about all commands.", "2.8.13", "server", commandSubcommands, TIPS("nondeterministic_output_order")),
     CMDS("config", -2, 0, 0, "A container for server configuration commands.", "2.0.0", "server", configSubcommands),
-    CMD("info", infoCommand, -1, L | S | SE, ACL_CAT_DANGEROUS, 0, 0, 0, "Returns information and statistics about the server.", "1.0.0", "server"),
-    CMD("time", timeCommand, 1, L | S | F, 0, 0, 0, 0, "Returns the server time.", "2.6.0", "server"),
+    CMD("info", infoCommand, -1, L | S | SE, ACL_CAT_DANGEROUS, 0, 0, 0, "Returns information and statistics about the server.", "1.0.0", "server", TIPS("nondeterministic_output request_policy:all_shards response_policy:special")),
+    CMD("time", timeCommand, 1, L | S | F, 0, 0, 0, 0, "Returns the server time.", "2.6.0", "server", TIPS("nondeterministic_output")),
     CMD("debug", debugCommand, -2, A | NS | L | S | P, 0, 0, 0, 0, "A container for debugging commands.", "1.0.0", "server"),
+    CMDS("latency", -2, 0, 0, "A container for latency diagnostics commands", "2.8.13", "server", latencySubcommands),
     CMDS("slowlog", -2, 0, 0, "A container for slow log commands.", "2.2.12", "server", slowlogSubcommands),
     CMD("shutdown", shutdownCommand, -1, A | NS | L | S | CMD_NO_MULTI | SE | AB, 0, 0, 0, 0, "Synchronously saves the database(s) to disk and shuts down the Redis server.", "1.0.0", "server"),
     CMD("monitor", monitorCommand, 1, A | NS | L | S, 0, 0, 0, 0, "Listens for all requests received by the server in real-time.", "1.0.0", "server"),
-    CMD("lastsave", lastsaveCommand, 1, L | S | F, 0, 0, 0, 0, "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "server"),
+    CMD("lastsave", lastsaveCommand, 1, L | S | F, ACL_CAT_ADMIN | ACL_CAT_DANGEROUS, 0, 0, 0, "Returns the Unix timestamp of the last successful save to disk.", "1.0.0", "server", TIPS("nondeterministic_output")),
     CMDS("memory", -2, 0, 0, "A container for memory diagnostics commands.", "4.0.0", "server", memorySubcommands),
     END};
 
@@ -239,12 +272,44 @@ void commandsInit(void) {
         c->fullname = sdsnew(c->name);
         c->id = id++;
         dictAdd(server.commands, sdsnew(c->name), c);
+        commandInitKeys(c);
         for (cairnCommand *s = c->subcommands; s && s->name; s++) {
             s->parent = c;
             s->fullname = sdscatprintf(sdsempty(), "%s|%s", c->name, s->name);
             s->id = id++;
+            commandInitKeys(s);
         }
     }
+}
+
+/* rename-command: the command answers to its new name only ("" removes
+ * it). Its own name (errors, COMMAND INFO) stays, as in Redis. Returns 0
+ * with *err on a bad pair. */
+int commandsApplyRenames(const char **err) {
+    for (int j = 0; j + 1 < cfg.rename_command_len; j += 2) {
+        sds from = sdsnew(cfg.rename_command[j]), to = sdsnew(cfg.rename_command[j + 1]);
+        sdstolower(from);
+        sdstolower(to);
+        cairnCommand *cmd = dictFetchValue(server.commands, from);
+        int ok = 1;
+        if (!cmd) {
+            *err = "No such command in rename-command";
+            ok = 0;
+        } else if (sdslen(to) && dictFind(server.commands, to)) {
+            *err = "Target command name already exists";
+            ok = 0;
+        } else {
+            dictDelete(server.commands, from);
+            if (sdslen(to)) {
+                dictAdd(server.commands, to, cmd);
+                to = NULL; /* the dict owns it */
+            }
+        }
+        sdsfree(from);
+        sdsfree(to);
+        if (!ok) return 0;
+    }
+    return 1;
 }
 
 static cairnCommand *commandFindSub(cairnCommand *parent, const char *name, size_t len) {
@@ -363,12 +428,25 @@ int commandProcess(client *c) {
     return C_OK;
 }
 
+/* Error replies made by commands run inside another one (EXEC's queue):
+ * they count as the inner command's failure, not the outer one's. */
+static long long nested_errors;
+
 void commandCall(client *c) {
     cairnCommand *cmd = c->cmd;
     long long dirty = server.dirty;
     long long errors = server.stat_total_error_replies;
-    if (server.monitors && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)))
-        monitorFeed(c, c->db, c->argv, c->argc);
+    long long inner_errors = nested_errors;
+    /* MONITOR shows the command as sent, after it ran (so a RESET or the
+     * commands inside an EXEC come before it), and a re-executed blocked
+     * command only once. */
+    int feed = server.monitors && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)) &&
+               !(c->flags & CLIENT_REEXECUTING);
+    /* EXEC runs its queue through here: each command keeps its own original. */
+    robj **outer_argv = c->original_argv;
+    int outer_argc = c->original_argc;
+    c->original_argv = NULL;
+    if (feed) clientRetainOriginalArgv(c);
     long long start = ustime();
     server.cmd_time_snapshot = start / 1000;
     server.current_client = c;
@@ -380,36 +458,280 @@ void commandCall(client *c) {
     c->commands_processed++;
     cmd->calls++;
     cmd->microseconds += duration;
-    if (server.stat_total_error_replies > errors) cmd->failed_calls++;
+    latencyAddSampleIfNeeded((cmd->flags & CMD_FAST) ? "fast-command" : "command", duration / 1000);
+    if (!(c->flags & CLIENT_BLOCKED)) latencyRecordCommand(cmd, duration);
+    long long call_errors = server.stat_total_error_replies - errors;
+    if (call_errors - (nested_errors - inner_errors) > 0) cmd->failed_calls++;
+    nested_errors = inner_errors + call_errors;
     if ((c->flags & CLIENT_TRACKING) && !(c->flags & CLIENT_TRACKING_BCAST) &&
         (cmd->flags & CMD_READONLY))
         trackingRememberKeys(c);
     server.stat_numcommands++;
+    robj **argv = c->original_argv ? c->original_argv : c->argv;
+    int argc = c->original_argv ? c->original_argc : c->argc;
+    /* A command that blocked is logged when it is served. */
     if (cfg.slowlog_log_slower_than >= 0 && duration >= cfg.slowlog_log_slower_than &&
-        !(cmd->flags & CMD_SKIP_SLOWLOG))
-        slowlogPush(c, c->argv, c->argc, duration);
+        !(cmd->flags & CMD_SKIP_SLOWLOG) && !(c->flags & CLIENT_BLOCKED))
+        slowlogPush(c, argv, argc, duration);
+    if (feed) monitorFeed(c, c->db, argv, argc);
     /* The one propagation path: a command that changed the dataset is
      * encoded once, as its (possibly rewritten) argv, into the stream. */
     if (dirty > 0 && (cmd->flags & CMD_WRITE)) propagateCommand(c);
+    clientFreeOriginalArgv(c);
+    c->original_argv = outer_argv;
+    c->original_argc = outer_argc;
 }
 
 void commandResetStats(void) {
     for (cairnCommand *c = commandTable; c->name; c++) {
         c->calls = c->microseconds = c->rejected_calls = c->failed_calls = 0;
-        for (cairnCommand *s = c->subcommands; s && s->name; s++)
+        latencyResetCommand(c);
+        for (cairnCommand *s = c->subcommands; s && s->name; s++) {
             s->calls = s->microseconds = s->rejected_calls = s->failed_calls = 0;
+            latencyResetCommand(s);
+        }
     }
 }
 
-/* ---- key extraction ---- */
+/* ---- key specs and key extraction ---- */
+
+enum { KSPEC_BS_UNKNOWN, KSPEC_BS_INDEX, KSPEC_BS_KEYWORD };
+enum { KSPEC_FK_UNKNOWN, KSPEC_FK_RANGE, KSPEC_FK_KEYNUM };
+
+typedef struct cmdKeySpec {
+    unsigned flags;
+    sds notes; /* NULL if none */
+    int bs_type;
+    int bs_index;     /* KSPEC_BS_INDEX */
+    sds keyword;      /* KSPEC_BS_KEYWORD */
+    int startfrom;    /* KSPEC_BS_KEYWORD: negative counts from the end */
+    int fk_type;
+    int fk_a, fk_b, fk_c; /* range: lastkey keystep limit; keynum: keynumidx firstkey keystep */
+} cmdKeySpec;
+
+static const struct {
+    unsigned flag;
+    const char *name;
+} keyFlagNames[] = {/* Redis' order, which COMMAND INFO and GETKEYSANDFLAGS show */
+                    {CMD_KEY_RO, "RO"},
+                    {CMD_KEY_RW, "RW"},
+                    {CMD_KEY_OW, "OW"},
+                    {CMD_KEY_RM, "RM"},
+                    {CMD_KEY_ACCESS, "access"},
+                    {CMD_KEY_UPDATE, "update"},
+                    {CMD_KEY_INSERT, "insert"},
+                    {CMD_KEY_DELETE, "delete"},
+                    {CMD_KEY_NOT_KEY, "not_key"},
+                    {CMD_KEY_INCOMPLETE, "incomplete"},
+                    {CMD_KEY_VARIABLE_FLAGS, "variable_flags"},
+                    {0, NULL}};
+
+/* The table is compiled in, so a malformed spec is a programming error:
+ * start-up stops at once rather than serving wrong key positions. */
+static void commandBadSpec(cairnCommand *cmd, const char *what) {
+    fprintf(stderr, "command table: bad key spec for '%s': %s\n", cmd->fullname, what);
+    abort();
+}
+
+static void commandParseKeySpecs(cairnCommand *cmd) {
+    if (!cmd->keyspecs) return;
+    int nspecs = 0;
+    sds *specs = sdssplitlen(cmd->keyspecs, strlen(cmd->keyspecs), ";", 1, &nspecs);
+    cmd->key_specs = zcalloc(sizeof(cmdKeySpec) * nspecs);
+    cmd->key_specs_num = nspecs;
+    for (int i = 0; i < nspecs; i++) {
+        cmdKeySpec *ks = &cmd->key_specs[i];
+        int nf = 0;
+        sds *f = sdssplitlen(specs[i], sdslen(specs[i]), "|", 1, &nf);
+        if (nf < 3 || nf > 4) commandBadSpec(cmd, specs[i]);
+        int nflags = 0;
+        sds *fl = sdssplitlen(f[0], sdslen(f[0]), " ", 1, &nflags);
+        for (int j = 0; j < nflags; j++) {
+            int k = 0;
+            while (keyFlagNames[k].name && strcmp(keyFlagNames[k].name, fl[j])) k++;
+            if (!keyFlagNames[k].name) commandBadSpec(cmd, fl[j]);
+            ks->flags |= keyFlagNames[k].flag;
+        }
+        sdsfreesplitres(fl, nflags);
+        if (f[1][0] == 'i') {
+            ks->bs_type = KSPEC_BS_INDEX;
+            ks->bs_index = atoi(f[1] + 1);
+        } else if (f[1][0] == 'k') {
+            char *comma = strchr(f[1], ',');
+            if (!comma) commandBadSpec(cmd, f[1]);
+            ks->bs_type = KSPEC_BS_KEYWORD;
+            ks->keyword = sdsnewlen(f[1] + 1, comma - f[1] - 1);
+            ks->startfrom = atoi(comma + 1);
+        } else if (f[1][0] != 'u') {
+            commandBadSpec(cmd, f[1]);
+        }
+        if (f[2][0] == 'r' || f[2][0] == 'n') {
+            ks->fk_type = f[2][0] == 'r' ? KSPEC_FK_RANGE : KSPEC_FK_KEYNUM;
+            if (sscanf(f[2] + 1, "%d,%d,%d", &ks->fk_a, &ks->fk_b, &ks->fk_c) != 3)
+                commandBadSpec(cmd, f[2]);
+        } else if (f[2][0] != 'u') {
+            commandBadSpec(cmd, f[2]);
+        }
+        if (nf == 4) ks->notes = sdsdup(f[3]);
+        sdsfreesplitres(f, nf);
+    }
+    sdsfreesplitres(specs, nspecs);
+}
+
+/* Redis marks a command "movablekeys" when the classic (first, last, step)
+ * triple cannot name all its keys: a spec that is not index + range, an
+ * incomplete one, or ranges that do not join into one plain run. */
+static void commandSetMovableKeys(cairnCommand *cmd) {
+    int n = cmd->key_specs_num;
+    if (n == 0) return;
+    cmdKeySpec *ks = cmd->key_specs;
+    if (n == 1 && ks[0].bs_type == KSPEC_BS_INDEX && ks[0].fk_type == KSPEC_FK_RANGE) {
+        if (ks[0].flags & CMD_KEY_INCOMPLETE) cmd->flags |= CMD_MOVABLE_KEYS;
+        return;
+    }
+    int found = 0;
+    unsigned prev_last = 0;
+    for (int i = 0; i < n; i++) {
+        if (ks[i].bs_type != KSPEC_BS_INDEX || ks[i].fk_type != KSPEC_FK_RANGE ||
+            ks[i].fk_b != 1 || (prev_last && prev_last != (unsigned)ks[i].bs_index - 1)) {
+            cmd->flags |= CMD_MOVABLE_KEYS;
+            continue;
+        }
+        if (ks[i].flags & CMD_KEY_INCOMPLETE) cmd->flags |= CMD_MOVABLE_KEYS;
+        found = 1;
+        int last = ks[i].fk_a >= 0 ? ks[i].fk_a + ks[i].bs_index : ks[i].fk_a;
+        /* unsigned, as Redis compares: a negative (from the end) wins */
+        if ((unsigned)last > prev_last) prev_last = (unsigned)last;
+    }
+    if (!found) cmd->flags |= CMD_MOVABLE_KEYS;
+}
+
+static void commandInitKeys(cairnCommand *cmd) {
+    commandParseKeySpecs(cmd);
+    commandSetMovableKeys(cmd);
+}
+
+static unsigned commandAllSpecFlags(cairnCommand *cmd, int inverted) {
+    unsigned all = 0;
+    for (int i = 0; i < cmd->key_specs_num; i++)
+        all |= inverted ? ~cmd->key_specs[i].flags : cmd->key_specs[i].flags;
+    return all;
+}
+
+static int commandHasKeys(cairnCommand *cmd) {
+    return cmd->getkeys || (commandAllSpecFlags(cmd, 1) & CMD_KEY_NOT_KEY);
+}
+
+/* Walks the key specs over argv. -1 when a spec cannot be followed (unknown
+ * type, incomplete, a bad or out of range key count): the caller then asks
+ * the command's getkeys proc, as Redis does. */
+static int commandKeysFromSpecs(cairnCommand *cmd, robj **argv, int argc, cmdKeyRef *keys) {
+    int n = 0;
+    for (int j = 0; j < cmd->key_specs_num; j++) {
+        cmdKeySpec *ks = &cmd->key_specs[j];
+        if (ks->flags & CMD_KEY_NOT_KEY) continue;
+        int first = 0, last, step;
+        if (ks->bs_type == KSPEC_BS_INDEX) {
+            first = ks->bs_index;
+        } else if (ks->bs_type == KSPEC_BS_KEYWORD) {
+            int start = ks->startfrom > 0 ? ks->startfrom : argc + ks->startfrom;
+            int end = ks->startfrom > 0 ? argc - 1 : 1;
+            for (int i = start; i != end; i = start <= end ? i + 1 : i - 1) {
+                if (i >= argc || i < 1) break;
+                if (!strcasecmp(argv[i]->ptr, ks->keyword)) {
+                    first = i + 1;
+                    break;
+                }
+            }
+            if (!first) continue; /* keyword absent: no keys from this spec */
+        } else {
+            return -1;
+        }
+        if (ks->fk_type == KSPEC_FK_RANGE) {
+            step = ks->fk_b;
+            if (ks->fk_a >= 0) last = first + ks->fk_a;
+            else if (!ks->fk_c) last = argc + ks->fk_a;
+            else last = first + ((argc - first) / ks->fk_c + ks->fk_a);
+        } else if (ks->fk_type == KSPEC_FK_KEYNUM) {
+            step = ks->fk_c;
+            long long numkeys;
+            if (ks->fk_a >= argc || first + ks->fk_a >= argc) return -1;
+            sds s = argv[first + ks->fk_a]->ptr;
+            if (!string2ll(s, sdslen(s), &numkeys) || numkeys < 0 || numkeys > argc) return -1;
+            first += ks->fk_b;
+            last = first + (int)numkeys - 1;
+        } else {
+            return -1;
+        }
+        if (last >= argc || last < first || first >= argc) return -1;
+        for (int i = first; i <= last && i < argc; i += step) {
+            keys[n].pos = i;
+            keys[n].flags = ks->flags;
+            n++;
+        }
+        if (ks->flags & CMD_KEY_INCOMPLETE) return -1;
+    }
+    return n;
+}
+
+/* The keys argv names, with their flags; keys has room for argc entries.
+ * Key specs first unless their flags depend on the arguments, then the
+ * command's own getkeys proc. */
+static int commandKeysWithFlags(cairnCommand *cmd, robj **argv, int argc, cmdKeyRef *keys) {
+    int has_spec = (commandAllSpecFlags(cmd, 1) & CMD_KEY_NOT_KEY) != 0;
+    int varflags = (commandAllSpecFlags(cmd, 0) & CMD_KEY_VARIABLE_FLAGS) != 0;
+    if (has_spec && !varflags) {
+        int n = commandKeysFromSpecs(cmd, argv, argc, keys);
+        if (n >= 0) return n;
+    }
+    return cmd->getkeys ? cmd->getkeys(argv, argc, keys) : 0;
+}
 
 int commandGetKeys(cairnCommand *cmd, robj **argv, int argc, int *keys, int max) {
-    if (cmd->firstkey <= 0) return 0;
-    int last = cmd->lastkey < 0 ? argc + cmd->lastkey : cmd->lastkey;
-    int n = 0;
-    for (int j = cmd->firstkey; j <= last && j < argc && n < max; j += cmd->keystep) keys[n++] = j;
-    (void)argv;
+    if (!commandHasKeys(cmd)) return 0;
+    cmdKeyRef *refs = zmalloc(sizeof(*refs) * (argc + 1));
+    int n = commandKeysWithFlags(cmd, argv, argc, refs);
+    if (n > max) n = max;
+    for (int j = 0; j < n; j++) keys[j] = refs[j].pos;
+    zfree(refs);
     return n;
+}
+
+/* SET k v ... GET reads the old value; without GET the key is overwritten. */
+static int commandSetGetKeys(robj **argv, int argc, cmdKeyRef *keys) {
+    keys[0].pos = 1;
+    keys[0].flags = CMD_KEY_OW | CMD_KEY_UPDATE;
+    for (int i = 3; i < argc; i++)
+        if (!strcasecmp(argv[i]->ptr, "get")) {
+            keys[0].flags = CMD_KEY_RW | CMD_KEY_ACCESS | CMD_KEY_UPDATE;
+            break;
+        }
+    return 1;
+}
+
+/* BITFIELD with only GET (and OVERFLOW) reads; anything else may write,
+ * including a malformed argument list. */
+static int commandBitfieldGetKeys(robj **argv, int argc, cmdKeyRef *keys) {
+    int readonly = 1;
+    for (int i = 2; i < argc; i++) {
+        int rest = argc - i - 1;
+        const char *arg = argv[i]->ptr;
+        if (!strcasecmp(arg, "get") && rest >= 2) {
+            i += 2;
+        } else if ((!strcasecmp(arg, "set") || !strcasecmp(arg, "incrby")) && rest >= 3) {
+            readonly = 0;
+            break;
+        } else if (!strcasecmp(arg, "overflow") && rest >= 1) {
+            i += 1;
+        } else {
+            readonly = 0;
+            break;
+        }
+    }
+    keys[0].pos = 1;
+    keys[0].flags = readonly ? (CMD_KEY_RO | CMD_KEY_ACCESS)
+                             : (CMD_KEY_RW | CMD_KEY_ACCESS | CMD_KEY_UPDATE);
+    return 1;
 }
 
 /* ---- COMMAND ---- */
@@ -418,19 +740,22 @@ static const struct {
     uint64_t flag;
     const char *name;
 } commandFlagNames[] = {
+    /* Redis' order; may_replicate, sentinel and protected stay hidden as there */
     {CMD_WRITE, "write"},       {CMD_READONLY, "readonly"},   {CMD_DENYOOM, "denyoom"},
     {CMD_ADMIN, "admin"},       {CMD_PUBSUB, "pubsub"},       {CMD_NOSCRIPT, "noscript"},
     {CMD_BLOCKING, "blocking"}, {CMD_LOADING, "loading"},     {CMD_STALE, "stale"},
     {CMD_SKIP_MONITOR, "skip_monitor"}, {CMD_SKIP_SLOWLOG, "skip_slowlog"}, {CMD_FAST, "fast"},
-    {CMD_NO_AUTH, "no_auth"},   {CMD_MAY_REPLICATE, "may_replicate"},
-    {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"}, {CMD_NO_ASYNC_LOADING, "no_async_loading"},
-    {CMD_NO_MULTI, "no_multi"}, {CMD_ALLOW_BUSY, "allow_busy"}, {0, NULL}};
+    {CMD_NO_AUTH, "no_auth"},   {CMD_NO_MANDATORY_KEYS, "no_mandatory_keys"},
+    {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_NO_MULTI, "no_multi"},
+    {CMD_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"}, {0, NULL}};
 
 static uint64_t commandAclCategories(cairnCommand *c) {
     uint64_t cats = c->acl_categories;
     if (c->flags & CMD_WRITE) cats |= ACL_CAT_WRITE;
     if (c->flags & CMD_READONLY) cats |= ACL_CAT_READ;
     if (c->flags & CMD_ADMIN) cats |= ACL_CAT_ADMIN | ACL_CAT_DANGEROUS;
+    if (c->flags & CMD_PUBSUB) cats |= ACL_CAT_PUBSUB;
+    if (c->flags & CMD_BLOCKING) cats |= ACL_CAT_BLOCKING;
     if (c->flags & CMD_FAST) cats |= ACL_CAT_FAST;
     else cats |= ACL_CAT_SLOW;
     return cats;
@@ -446,61 +771,104 @@ static void commandReplyFlags(client *c, cairnCommand *cmd) {
             replyStatusC(c, commandFlagNames[j].name);
 }
 
+static const struct {
+    uint64_t cat;
+    const char *name;
+} aclCatNames[] = {/* Redis' order, which COMMAND INFO shows */
+                   {ACL_CAT_KEYSPACE, "keyspace"}, {ACL_CAT_READ, "read"}, {ACL_CAT_WRITE, "write"},
+                   {ACL_CAT_SET, "set"},           {ACL_CAT_SORTEDSET, "sortedset"},
+                   {ACL_CAT_LIST, "list"},         {ACL_CAT_HASH, "hash"},
+                   {ACL_CAT_STRING, "string"},     {ACL_CAT_BITMAP, "bitmap"},
+                   {ACL_CAT_HYPERLOGLOG, "hyperloglog"}, {ACL_CAT_PUBSUB, "pubsub"},
+                   {ACL_CAT_ADMIN, "admin"},       {ACL_CAT_FAST, "fast"},
+                   {ACL_CAT_SLOW, "slow"},         {ACL_CAT_BLOCKING, "blocking"},
+                   {ACL_CAT_DANGEROUS, "dangerous"}, {ACL_CAT_CONNECTION, "connection"},
+                   {ACL_CAT_TRANSACTION, "transaction"}, {0, NULL}};
+
 static void commandReplyAcl(client *c, cairnCommand *cmd) {
-    static const struct {
-        uint64_t cat;
-        const char *name;
-    } names[] = {/* Redis' order, which COMMAND INFO shows */
-                 {ACL_CAT_KEYSPACE, "@keyspace"}, {ACL_CAT_READ, "@read"}, {ACL_CAT_WRITE, "@write"},
-                 {ACL_CAT_SET, "@set"},           {ACL_CAT_SORTEDSET, "@sortedset"},
-                 {ACL_CAT_LIST, "@list"},         {ACL_CAT_HASH, "@hash"},
-                 {ACL_CAT_STRING, "@string"},     {ACL_CAT_BITMAP, "@bitmap"},
-                 {ACL_CAT_HYPERLOGLOG, "@hyperloglog"}, {ACL_CAT_PUBSUB, "@pubsub"},
-                 {ACL_CAT_ADMIN, "@admin"},       {ACL_CAT_FAST, "@fast"},
-                 {ACL_CAT_SLOW, "@slow"},         {ACL_CAT_BLOCKING, "@blocking"},
-                 {ACL_CAT_DANGEROUS, "@dangerous"}, {ACL_CAT_CONNECTION, "@connection"},
-                 {ACL_CAT_TRANSACTION, "@transaction"}, {0, NULL}};
     uint64_t cats = commandAclCategories(cmd);
     int n = 0;
-    for (int j = 0; names[j].name; j++)
-        if (cats & names[j].cat) n++;
+    for (int j = 0; aclCatNames[j].name; j++)
+        if (cats & aclCatNames[j].cat) n++;
     replySetLen(c, n);
-    for (int j = 0; names[j].name; j++)
-        if (cats & names[j].cat) replyStatusC(c, names[j].name);
+    for (int j = 0; aclCatNames[j].name; j++)
+        if (cats & aclCatNames[j].cat) {
+            char buf[32];
+            int len = snprintf(buf, sizeof(buf), "@%s", aclCatNames[j].name);
+            replyStatus(c, buf, len);
+        }
+}
+
+static void commandReplyKeyFlags(client *c, unsigned flags) {
+    int n = 0;
+    for (int j = 0; keyFlagNames[j].name; j++)
+        if (flags & keyFlagNames[j].flag) n++;
+    replySetLen(c, n);
+    for (int j = 0; keyFlagNames[j].name; j++)
+        if (flags & keyFlagNames[j].flag) replyStatusC(c, keyFlagNames[j].name);
+}
+
+static void commandReplyTips(client *c, cairnCommand *cmd) {
+    int n = 0;
+    sds *tips = cmd->tips ? sdssplitlen(cmd->tips, strlen(cmd->tips), " ", 1, &n) : NULL;
+    replySetLen(c, n);
+    for (int j = 0; j < n; j++) replyBulkBuf(c, tips[j], sdslen(tips[j]));
+    if (tips) sdsfreesplitres(tips, n);
 }
 
 static void commandReplyKeySpecs(client *c, cairnCommand *cmd) {
-    if (cmd->firstkey <= 0) {
-        replyArrayLen(c, 0);
-        return;
+    replySetLen(c, cmd->key_specs_num);
+    for (int i = 0; i < cmd->key_specs_num; i++) {
+        cmdKeySpec *ks = &cmd->key_specs[i];
+        replyMapLen(c, ks->notes ? 4 : 3);
+        if (ks->notes) {
+            replyBulkCString(c, "notes");
+            replyBulkBuf(c, ks->notes, sdslen(ks->notes));
+        }
+        replyBulkCString(c, "flags");
+        commandReplyKeyFlags(c, ks->flags);
+        replyBulkCString(c, "begin_search");
+        replyMapLen(c, 2);
+        replyBulkCString(c, "type");
+        if (ks->bs_type == KSPEC_BS_INDEX) {
+            replyBulkCString(c, "index");
+            replyBulkCString(c, "spec");
+            replyMapLen(c, 1);
+            replyBulkCString(c, "index");
+            replyLongLong(c, ks->bs_index);
+        } else if (ks->bs_type == KSPEC_BS_KEYWORD) {
+            replyBulkCString(c, "keyword");
+            replyBulkCString(c, "spec");
+            replyMapLen(c, 2);
+            replyBulkCString(c, "keyword");
+            replyBulkBuf(c, ks->keyword, sdslen(ks->keyword));
+            replyBulkCString(c, "startfrom");
+            replyLongLong(c, ks->startfrom);
+        } else {
+            replyBulkCString(c, "unknown");
+            replyBulkCString(c, "spec");
+            replyMapLen(c, 0);
+        }
+        replyBulkCString(c, "find_keys");
+        replyMapLen(c, 2);
+        replyBulkCString(c, "type");
+        if (ks->fk_type == KSPEC_FK_UNKNOWN) {
+            replyBulkCString(c, "unknown");
+            replyBulkCString(c, "spec");
+            replyMapLen(c, 0);
+            continue;
+        }
+        int range = ks->fk_type == KSPEC_FK_RANGE;
+        replyBulkCString(c, range ? "range" : "keynum");
+        replyBulkCString(c, "spec");
+        replyMapLen(c, 3);
+        replyBulkCString(c, range ? "lastkey" : "keynumidx");
+        replyLongLong(c, ks->fk_a);
+        replyBulkCString(c, range ? "keystep" : "firstkey");
+        replyLongLong(c, ks->fk_b);
+        replyBulkCString(c, range ? "limit" : "keystep");
+        replyLongLong(c, ks->fk_c);
     }
-    replyArrayLen(c, 1);
-    replyMapLen(c, 3);
-    replyBulkCString(c, "flags");
-    const char *access = (cmd->flags & CMD_WRITE) ? "RW" : "RO";
-    replySetLen(c, 2);
-    replyStatusC(c, access);
-    replyStatusC(c, (cmd->flags & CMD_WRITE) ? "update" : "access");
-    replyBulkCString(c, "begin_search");
-    replyMapLen(c, 2);
-    replyBulkCString(c, "type");
-    replyBulkCString(c, "index");
-    replyBulkCString(c, "spec");
-    replyMapLen(c, 1);
-    replyBulkCString(c, "index");
-    replyLongLong(c, cmd->firstkey);
-    replyBulkCString(c, "find_keys");
-    replyMapLen(c, 2);
-    replyBulkCString(c, "type");
-    replyBulkCString(c, "range");
-    replyBulkCString(c, "spec");
-    replyMapLen(c, 3);
-    replyBulkCString(c, "lastkey");
-    replyLongLong(c, cmd->lastkey < 0 ? cmd->lastkey : cmd->lastkey - cmd->firstkey);
-    replyBulkCString(c, "keystep");
-    replyLongLong(c, cmd->keystep);
-    replyBulkCString(c, "limit");
-    replyLongLong(c, 0);
 }
 
 static void commandReplyInfo(client *c, cairnCommand *cmd) {
@@ -516,7 +884,7 @@ static void commandReplyInfo(client *c, cairnCommand *cmd) {
     replyLongLong(c, cmd->lastkey);
     replyLongLong(c, cmd->keystep);
     commandReplyAcl(c, cmd);
-    replySetLen(c, 0); /* tips */
+    commandReplyTips(c, cmd);
     commandReplyKeySpecs(c, cmd);
     if (cmd->subcommands) {
         int n = 0;
@@ -524,7 +892,7 @@ static void commandReplyInfo(client *c, cairnCommand *cmd) {
         replyArrayLen(c, n);
         for (int j = 0; j < n; j++) commandReplyInfo(c, &cmd->subcommands[j]);
     } else {
-        replyArrayLen(c, 0);
+        replySetLen(c, 0); /* Redis' type for "no subcommands" */
     }
 }
 
@@ -591,34 +959,39 @@ void commandCommand(client *c) {
             return;
         }
         robj *pattern = NULL;
+        uint64_t cat = 0;
         if (c->argc == 5) {
             if (!argEq(c->argv[2], "filterby")) {
                 replyErrorSyntax(c);
                 return;
             }
-            if (argEq(c->argv[3], "module") || argEq(c->argv[3], "aclcat")) {
-                /* No modules or ACL categories yet: nothing matches. */
-                replyArrayLen(c, 0);
+            if (argEq(c->argv[3], "module")) {
+                replyArrayLen(c, 0); /* no modules */
                 return;
-            }
-            if (!argEq(c->argv[3], "pattern")) {
+            } else if (argEq(c->argv[3], "aclcat")) {
+                for (int j = 0; aclCatNames[j].name; j++)
+                    if (!strcasecmp(aclCatNames[j].name, c->argv[4]->ptr)) cat = aclCatNames[j].cat;
+                if (!cat) {
+                    /* unknown here, or a category with no cairn command */
+                    replyArrayLen(c, 0);
+                    return;
+                }
+            } else if (argEq(c->argv[3], "pattern")) {
+                pattern = c->argv[4];
+            } else {
                 replyErrorSyntax(c);
                 return;
             }
-            pattern = c->argv[4];
         }
         void *dl = replyDeferredLen(c);
         long n = 0;
         for (cairnCommand *cmd = commandTable; cmd->name; cmd++) {
-            if (!pattern || stringmatch(pattern->ptr, cmd->fullname, 1)) {
-                replyBulkCString(c, cmd->fullname);
+            for (cairnCommand *s = cmd; s && s->name; s = (s == cmd) ? cmd->subcommands : s + 1) {
+                if (pattern && !stringmatch(pattern->ptr, s->fullname, 1)) continue;
+                if (cat && !(commandAclCategories(s) & cat)) continue;
+                replyBulkCString(c, s->fullname);
                 n++;
             }
-            for (cairnCommand *s = cmd->subcommands; s && s->name; s++)
-                if (!pattern || stringmatch(pattern->ptr, s->fullname, 1)) {
-                    replyBulkCString(c, s->fullname);
-                    n++;
-                }
         }
         replySetDeferredArrayLen(c, dl, n);
     } else if (!strcasecmp(sub, "info")) {
@@ -655,7 +1028,7 @@ void commandCommand(client *c) {
             replyError(c, "ERR Invalid command specified");
             return;
         }
-        if (cmd->firstkey <= 0) {
+        if (!commandHasKeys(cmd)) {
             replyError(c, "ERR The command has no key arguments");
             return;
         }
@@ -663,22 +1036,19 @@ void commandCommand(client *c) {
             replyError(c, "ERR Invalid number of arguments specified for command");
             return;
         }
-        int max = c->argc;
-        int *keys = zmalloc(sizeof(int) * max);
-        int n = commandGetKeys(cmd, c->argv + 2, c->argc - 2, keys, max);
-        if (n == 0) {
-            replyError(c, "ERR The command has no key arguments");
+        cmdKeyRef *keys = zmalloc(sizeof(*keys) * c->argc);
+        int n = commandKeysWithFlags(cmd, c->argv + 2, c->argc - 2, keys);
+        if (n == 0 && !(cmd->flags & CMD_NO_MANDATORY_KEYS)) {
+            replyError(c, "ERR Invalid arguments specified for command");
         } else {
             replyArrayLen(c, n);
             for (int j = 0; j < n; j++) {
                 if (withflags) {
                     replyArrayLen(c, 2);
-                    replyBulk(c, c->argv[2 + keys[j]]);
-                    replySetLen(c, 2);
-                    replyStatusC(c, (cmd->flags & CMD_WRITE) ? "RW" : "RO");
-                    replyStatusC(c, (cmd->flags & CMD_WRITE) ? "update" : "access");
+                    replyBulk(c, c->argv[2 + keys[j].pos]);
+                    commandReplyKeyFlags(c, keys[j].flags);
                 } else {
-                    replyBulk(c, c->argv[2 + keys[j]]);
+                    replyBulk(c, c->argv[2 + keys[j].pos]);
                 }
             }
         }

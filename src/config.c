@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE /* realpath, glob, fchmod under a strict -std= */
 #include "server.h"
+#include "latency.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +54,9 @@ enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
 #define F_ALWAYS    (1 << 11) /* CONFIG REWRITE writes it even if default */
 #define F_BASENAME  (1 << 12) /* string: a file name, not a path */
 #define F_NONEMPTY  (1 << 13) /* string: "" refused */
+#define F_HIDDEN    (1 << 14) /* CONFIG GET shows it only when asked by its exact name */
+#define F_BINARY    (1 << 15) /* string: binary safe, the field holds an sds */
+#define F_NOGET     (1 << 16) /* file only, never shown by CONFIG GET */
 
 /* Storage width of a numeric field, so one table row serves int, unsigned,
  * long long ... fields without per-type code. */
@@ -282,6 +286,7 @@ static int directiveSet(const directive *d, sds *argv, int argc, const char **er
     int e = 0;
     if (d->type == T_SPECIAL) return d->set(argv, argc, err);
     if (d->type == T_ENUM && (d->flags & F_BITFLAGS)) {
+        if (argc == 0) return enumParse(d, "", &e, err); /* no value: refused with the list */
         for (int j = 0; j < argc; j++) {
             if (!enumParse(d, argv[j], &e, err)) return 0;
             v |= e;
@@ -290,6 +295,13 @@ static int directiveSet(const directive *d, sds *argv, int argc, const char **er
         if (argc != 1) FAIL("wrong number of arguments");
         switch (d->type) {
             case T_STR:
+                if (d->flags & F_BINARY) {
+                    /* A password may hold any byte, NUL included. */
+                    sds nv = ((d->flags & F_EMPTYNULL) && !sdslen(argv[0])) ? NULL : sdsdup(argv[0]);
+                    sdsfree(*(sds *)d->ptr);
+                    *(sds *)d->ptr = nv;
+                    return 1;
+                }
                 return strSet(d, argv[0], err);
             case T_BOOL:
                 if (!strcasecmp(argv[0], "yes"))
@@ -325,6 +337,7 @@ static sds directiveGet(const directive *d) {
             return enumName(d, *(int *)d->ptr);
         case T_STR: {
             char *s = *(char **)d->ptr;
+            if (s && (d->flags & F_BINARY)) return sdsdup(s);
             return sdsnew(s ? s : "");
         }
         case T_SPECIAL:
@@ -506,6 +519,37 @@ static sds saveGet(void) {
         s = sdscatprintf(s, "%s%lld %lld", j ? " " : "", cfg.saveparams[j].seconds,
                          cfg.saveparams[j].changes);
     return s;
+}
+
+/* rename-command old new: each line adds a pair (applied by
+ * commandsApplyRenames once the command table exists); "" clears them. */
+static int renameCommandSet(sds *argv, int argc, const char **err) {
+    if (argc == 0 || (argc == 1 && !argv[0][0])) {
+        for (int j = 0; j < cfg.rename_command_len; j++) zfree(cfg.rename_command[j]);
+        zfree(cfg.rename_command);
+        cfg.rename_command = NULL;
+        cfg.rename_command_len = 0;
+        return 1;
+    }
+    if (argc != 2) FAIL("wrong number of arguments");
+    cfg.rename_command =
+        zrealloc(cfg.rename_command, sizeof(char *) * (size_t)(cfg.rename_command_len + 2));
+    cfg.rename_command[cfg.rename_command_len++] = zstrdup(argv[0]);
+    cfg.rename_command[cfg.rename_command_len++] = zstrdup(argv[1]);
+    return 1;
+}
+
+static sds renameCommandGet(void) { return sdsempty(); }
+
+/* The renames stay in the file as they were given. */
+static void renameCommandRewrite(rewriteState *st, int idx) {
+    for (int j = 0; j + 1 < cfg.rename_command_len; j += 2) {
+        sds line = sdsnew("rename-command ");
+        line = sdscatrepr(line, cfg.rename_command[j], strlen(cfg.rename_command[j]));
+        line = sdscat(line, " ");
+        line = sdscatrepr(line, cfg.rename_command[j + 1], strlen(cfg.rename_command[j + 1]));
+        rwLine(st, idx, line, 1);
+    }
 }
 
 static int bindSet(sds *argv, int argc, const char **err) {
@@ -760,7 +804,7 @@ static const directive directives[] = {
     N("client-query-buffer-limit", NULL, MEM, client_max_querybuf_len, 1024 * 1024, LLONG_MAX, "1073741824"),
     X("client-output-buffer-limit", NULL, F_MULTIARG,
       "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", cob, .rewrite = cobRewrite),
-    S("requirepass", NULL, F_EMPTYNULL | F_SENSITIVE, requirepass, NULL, HOOK(requirepass)),
+    S("requirepass", NULL, F_EMPTYNULL | F_SENSITIVE | F_BINARY, requirepass, NULL, HOOK(requirepass)),
     N("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LLONG_MAX, "1000000"),
 
     /* Keyspace, memory, expiry */
@@ -833,6 +877,18 @@ static const directive directives[] = {
     N("slowlog-max-len", NULL, 0, slowlog_max_len, 0, LONG_MAX, "128"),
     N("latency-monitor-threshold", NULL, 0, latency_monitor_threshold, 0, LLONG_MAX, "0"),
     B("latency-tracking", NULL, 0, latency_tracking_enabled, "yes"),
+    X("latency-tracking-info-percentiles", NULL, F_MULTIARG, "50 99 99.9", latencyPercentiles),
+    X("rename-command", NULL, IMM | F_MULTIARG | F_NOGET, "", renameCommand, .rewrite = renameCommandRewrite),
+    N("socket-mark-id", NULL, IMM, socket_mark_id, 0, UINT_MAX, "0"),
+    S("server_cpulist", NULL, IMM | F_EMPTYNULL, server_cpulist, NULL),
+    S("bio_cpulist", NULL, IMM | F_EMPTYNULL, bio_cpulist, NULL),
+    S("aof_rewrite_cpulist", NULL, IMM | F_EMPTYNULL, aof_rewrite_cpulist, NULL),
+    S("bgsave_cpulist", NULL, IMM | F_EMPTYNULL, bgsave_cpulist, NULL),
+    N("rdb-key-save-delay", NULL, F_HIDDEN, rdb_key_save_delay, INT_MIN, INT_MAX, "0"),
+    N("key-load-delay", NULL, F_HIDDEN, key_load_delay, INT_MIN, INT_MAX, "0"),
+    N("watchdog-period", NULL, F_HIDDEN, watchdog_period, 0, INT_MAX, "0"),
+    B("use-exit-on-panic", NULL, F_HIDDEN | F_IMMUTABLE, use_exit_on_panic, "no"),
+    N("loading-process-events-interval-bytes", NULL, F_HIDDEN, loading_process_events_interval_bytes, 1024, INT_MAX, "2097152"),
     N("busy-reply-threshold", "lua-time-limit", 0, lua_time_limit, 0, LLONG_MAX, "5000"),
 
     /* Cluster and replication: stored only, replication arrives later */
@@ -895,6 +951,11 @@ void configInitDefaults(void) {
         const char *err = NULL;
         if (d->set == dirSet) continue; /* the default is wherever we started */
         if (d->type == T_STR) {
+            if (d->flags & F_BINARY) {
+                sdsfree(*(sds *)d->ptr);
+                *(sds *)d->ptr = d->def ? sdsnew(d->def) : NULL;
+                continue;
+            }
             zfree(*(char **)d->ptr);
             *(char **)d->ptr = d->def ? zstrdup(d->def) : NULL;
             continue;
@@ -1050,12 +1111,9 @@ const char *configFilePath(void) {
 
 /* Bare words stay bare so the override text reads like a config file;
  * anything sdssplitargs could misread is quoted. */
-static sds catArg(sds s, const char *a) {
-    int plain = *a != '\0';
-    for (const unsigned char *p = (const unsigned char *)a; *p && plain; p++)
-        if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\'' || *p == '\\') plain = 0;
-    return plain ? sdscat(s, a) : sdscatrepr(s, a, strlen(a));
-}
+/* Every value is quoted, as Redis does: start-up errors then show the
+ * line as 'port "6379" "6380"'. */
+static sds catArg(sds s, const char *a) { return sdscatrepr(s, a, strlen(a)); }
 
 sds configArgvToOverrides(int argc, char **argv, int start) {
     sds out = sdsempty(), in = NULL;
@@ -1104,13 +1162,15 @@ sds configArgvToOverrides(int argc, char **argv, int start) {
     return out;
 }
 
+static int rewrite_force_all; /* DEBUG CONFIG-REWRITE-FORCE-ALL */
+
 static void rewriteDirective(rewriteState *st, int idx) {
     const directive *d = &directives[idx];
     if (d->rewrite) {
         d->rewrite(st, idx);
     } else if (d->type != T_STR || *(char **)d->ptr) { /* NULL strings: no line */
         sds val = directiveGet(d);
-        int force = (d->flags & F_ALWAYS) || !d->def || strcmp(val, d->def) != 0;
+        int force = rewrite_force_all || (d->flags & F_ALWAYS) || !d->def || strcmp(val, d->def) != 0;
         sds line = sdscatprintf(sdsempty(), "%s ", d->name);
         if (d->type == T_NUM && (d->flags & F_MEMORY) && numRead(d) >= 0)
             line = formatMemory(line, numRead(d));
@@ -1166,6 +1226,13 @@ fail:
     sdsfree(tmp);
     errno = saved;
     return -1;
+}
+
+int configRewriteForceAll(const char *path) {
+    rewrite_force_all = 1;
+    int ret = configRewrite(path);
+    rewrite_force_all = 0;
+    return ret;
 }
 
 int configRewrite(const char *path) {
@@ -1251,7 +1318,7 @@ static void configGet(client *c) {
         if (!strpbrk(pat, "[*?")) {
             /* An exact name is echoed as typed, like Redis. */
             int i = lookupDirective(pat, NULL);
-            if (i >= 0 && !nameSeen(names, n, pat)) {
+            if (i >= 0 && !(directives[i].flags & F_NOGET) && !nameSeen(names, n, pat)) {
                 names[n] = pat;
                 idx[n++] = i;
             }
@@ -1259,6 +1326,7 @@ static void configGet(client *c) {
         }
         for (int i = 0; i < NDIRS; i++) {
             const char *cand[2] = {directives[i].name, directives[i].alias};
+            if (directives[i].flags & (F_HIDDEN | F_NOGET)) continue;
             for (int k = 0; k < 2; k++) {
                 if (!cand[k] || nameSeen(names, n, cand[k])) continue;
                 if (!stringmatchlen(pat, (int)sdslen(pat), cand[k], (int)strlen(cand[k]), 1))

@@ -38,7 +38,7 @@ static int authCheckOrReply(client *c, robj *username, robj *password) {
     if (!argEq(username, "default")) ok = 0;
     else if (!cfg.requirepass) ok = 1; /* nopass user: any password works */
     else {
-        size_t l = strlen(cfg.requirepass);
+        size_t l = sdslen(cfg.requirepass); /* binary safe */
         ok = sdslen(password->ptr) == l && memcmp(password->ptr, cfg.requirepass, l) == 0;
     }
     if (!ok) {
@@ -193,7 +193,6 @@ static void clientKill(client *c) {
     uint64_t id = 0;
     const char *addr = NULL, *laddr = NULL, *user = NULL;
     int type = -1, skipme = 1;
-    long long maxage = 0;
     for (int i = 2; i < c->argc; i += 2) {
         if (i + 1 >= c->argc) {
             replyErrorSyntax(c);
@@ -219,16 +218,16 @@ static void clientKill(client *c) {
         } else if (!strcasecmp(opt, "laddr")) {
             laddr = val;
         } else if (!strcasecmp(opt, "user")) {
+            /* Only the default user exists until ACL users arrive. */
+            if (strcmp(val, "default") != 0) {
+                replyErrorFormat(c, "ERR No such user '%s'", val);
+                return;
+            }
             user = val;
         } else if (!strcasecmp(opt, "skipme")) {
             if (!strcasecmp(val, "yes")) skipme = 1;
             else if (!strcasecmp(val, "no")) skipme = 0;
             else {
-                replyErrorSyntax(c);
-                return;
-            }
-        } else if (!strcasecmp(opt, "maxage")) {
-            if (getLongLongFromObject(c->argv[i + 1], &maxage) != C_OK || maxage <= 0) {
                 replyErrorSyntax(c);
                 return;
             }
@@ -248,7 +247,6 @@ static void clientKill(client *c) {
         }
         if (type != -1 && clientType(t) != type) continue;
         if (user && strcmp(user, "default") != 0) continue;
-        if (maxage && (long long)(server.unixtime - t->ctime) < maxage) continue;
         if (t == c && skipme) continue;
         if (t == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         else clientFreeAsync(t);
@@ -287,12 +285,21 @@ void clientCommand(client *c) {
         "    Return information about client connections. Options:",
         "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
         "      Return clients of specified type.",
+        "UNPAUSE",
+        "    Stop the current client pause, resuming traffic.",
+        "PAUSE <timeout> [WRITE|ALL]",
+        "    Suspend all, or just write, clients for <timeout> milliseconds.",
         "REPLY (ON|OFF|SKIP)",
         "    Control the replies sent to the current connection.",
         "SETNAME <name>",
         "    Assign the name <name> to the current connection.",
         "UNBLOCK <clientid> [TIMEOUT|ERROR]",
         "    Unblock the specified blocked client.",
+        "TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+        "         [OPTIN] [OPTOUT] [NOLOOP]",
+        "    Control server assisted client side caching.",
+        "TRACKINGINFO",
+        "    Report tracking status for the current connection.",
         "NO-EVICT (ON|OFF)",
         "    Protect current client connection from eviction.",
         NULL};
@@ -362,7 +369,13 @@ void clientCommand(client *c) {
                 return;
             }
         }
-        replyLongLong(c, unblockClientById((unsigned long long)id, with_error));
+        /* An error ends the blocked command as a failed call (commandstats). */
+        client *target = clientLookupById((unsigned long long)id);
+        cairnCommand *blocked_cmd =
+            target && (target->flags & CLIENT_BLOCKED) ? target->cmd : NULL;
+        int done = unblockClientById((unsigned long long)id, with_error);
+        if (done && with_error && blocked_cmd) blocked_cmd->failed_calls++;
+        replyLongLong(c, done);
     } else if (!strcasecmp(sub, "no-evict")) {
         if (argEq(c->argv[2], "on")) {
             c->flags |= CLIENT_NO_EVICT;

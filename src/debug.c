@@ -5,9 +5,11 @@
  * counter the single-lookup tests read, DEBUG PROPAGATED the bytes encoded
  * into the propagation stream since the previous call. */
 #include "server.h"
+#include "digest.h"
 #include "propagate.h"
 #include "quicklist.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -119,6 +121,11 @@ void debugCommand(client *c) {
     static const char *help[] = {
         "LOG <message>", "    Write <message> to the server log.",
         "LOOKUPS [RESET]", "    Return (or reset) the number of keyspace dictionary lookups.",
+        "CONFIG-REWRITE-FORCE-ALL",
+        "    Like CONFIG REWRITE but writes all configuration options, including",
+        "    keywords not listed in original configuration file or default values.",
+        "DIGEST", "    Output a hex signature representing the current DB content.",
+        "DIGEST-VALUE <key> [<key> ...]", "    Output a hex signature of the values of all the specified keys.",
         "OBJECT <key>", "    Show low level info about the key and associated value.",
         "POPULATE <count> [<prefix>] [<size>]", "    Create <count> string keys named key:<num>.",
         "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
@@ -169,6 +176,15 @@ void debugCommand(client *c) {
             replyError(c, "ERR argument must be a memory value bigger than 1 and smaller than 4gb");
         else
             replyOk(c);
+    } else if (!strcasecmp(sub, "config-rewrite-force-all") && c->argc == 2) {
+        const char *path = configFilePath();
+        if (!path) errno = ENOENT;
+        if (!path || configRewriteForceAll(path) == -1)
+            replyErrorFormat(c, "ERR CONFIG-REWRITE-FORCE-ALL failed: %s", strerror(errno));
+        else
+            replyOk(c);
+    } else if ((!strcasecmp(sub, "digest") && c->argc == 2) || !strcasecmp(sub, "digest-value")) {
+        digestCommand(c);
     } else if (!strcasecmp(sub, "lookups")) {
         if (c->argc == 3 && argEq(c->argv[2], "reset")) server.stat_lookups = 0;
         replyLongLong(c, server.stat_lookups);

@@ -4,7 +4,9 @@
  * Counters are written all over the server into `server`; this file only
  * formats them, in Redis' field names, so monitoring tools and client
  * libraries that parse INFO work unchanged. */
+#define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "server.h"
+#include "latency.h"
 #include "propagate.h"
 
 #include <stdio.h>
@@ -54,9 +56,9 @@ static const char *policyName(int p) {
 
 /* ops/sec: a ring of samples taken by the cron every 100ms. */
 #define OPS_SAMPLES 16
-static long long ops_samples[OPS_SAMPLES];
+static long long ops_samples[OPS_SAMPLES], in_samples[OPS_SAMPLES], out_samples[OPS_SAMPLES];
 static int ops_idx;
-static long long ops_last_time, ops_last_count;
+static long long ops_last_time, ops_last_count, in_last, out_last;
 static size_t peak_memory;
 
 void infoTrackSamples(void) {
@@ -64,19 +66,27 @@ void infoTrackSamples(void) {
     long long t = now - ops_last_time;
     if (t < 100) return;
     long long ops = server.stat_numcommands - ops_last_count;
+    long long in = server.stat_net_input_bytes - in_last;
+    long long out = server.stat_net_output_bytes - out_last;
     ops_samples[ops_idx] = t > 0 ? ops * 1000 / t : 0;
+    in_samples[ops_idx] = t > 0 ? in * 1000 / t : 0;
+    out_samples[ops_idx] = t > 0 ? out * 1000 / t : 0;
     ops_idx = (ops_idx + 1) % OPS_SAMPLES;
     ops_last_time = now;
     ops_last_count = server.stat_numcommands;
+    in_last = server.stat_net_input_bytes;
+    out_last = server.stat_net_output_bytes;
     size_t used = zmalloc_used_memory();
     if (used > peak_memory) peak_memory = used;
 }
 
-static long long opsPerSec(void) {
+static long long samplesMean(const long long *v) {
     long long sum = 0;
-    for (int j = 0; j < OPS_SAMPLES; j++) sum += ops_samples[j];
+    for (int j = 0; j < OPS_SAMPLES; j++) sum += v[j];
     return sum / OPS_SAMPLES;
 }
+
+static long long opsPerSec(void) { return samplesMean(ops_samples); }
 
 static int sectionWanted(dict *sections, const char *name, int all) {
     if (all) return 1;
@@ -127,9 +137,14 @@ static sds infoServer(sds s) {
 
 static sds infoClients(sds s) {
     size_t maxin = 0, maxout = 0;
+    /* Clients held by CLIENT PAUSE count as blocked, as in Redis (tools
+     * and tests watch blocked_clients to see a pause take hold). */
+    unsigned long postponed = 0, timeouts = 0;
     for (client *c = server.clients; c; c = c->next) {
         if (sdsalloc(c->querybuf) > maxin) maxin = sdsalloc(c->querybuf);
         if (c->reply_bytes > maxout) maxout = c->reply_bytes;
+        if (c->flags & CLIENT_POSTPONED) postponed++;
+        if ((c->flags & CLIENT_BLOCKED) && c->btimeout) timeouts++;
     }
     return sdscatprintf(s,
                         "# Clients\r\n"
@@ -140,15 +155,67 @@ static sds infoClients(sds s) {
                         "client_recent_max_output_buffer:%zu\r\n"
                         "blocked_clients:%lu\r\n"
                         "tracking_clients:%lu\r\n"
-                        "clients_in_timeout_table:0\r\n",
-                        server.nclients, cfg.maxclients, maxin, maxout, server.blocked_clients,
-                        trackingClientsCount());
+                        "clients_in_timeout_table:%lu\r\n",
+                        server.nclients, cfg.maxclients, maxin, maxout,
+                        server.blocked_clients + postponed, trackingClientsCount(), timeouts);
+}
+
+/* jemalloc's own statistics when it is the allocator (weak: absent with
+ * the sanitizer build's libc malloc, then the fields fall back to
+ * used_memory / RSS). */
+extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
+    __attribute__((weak));
+
+static void infoAllocatorStats(size_t *allocated, size_t *active, size_t *resident) {
+    uint64_t epoch = 1;
+    size_t sz = sizeof(epoch);
+    if (mallctl && mallctl("epoch", &epoch, &sz, &epoch, sz) == 0) {
+        sz = sizeof(size_t);
+        if (mallctl("stats.allocated", allocated, &sz, NULL, 0) == 0 &&
+            mallctl("stats.active", active, &sz, NULL, 0) == 0 &&
+            mallctl("stats.resident", resident, &sz, NULL, 0) == 0)
+            return;
+    }
+    *allocated = *active = zmalloc_used_memory();
+    *resident = zmalloc_get_rss();
+}
+
+static size_t startup_memory;
+
+void infoRecordStartupMemory(void) { startup_memory = zmalloc_used_memory(); }
+
+/* What the server uses besides the data: start-up baseline, clients'
+ * buffers, the propagation stream and the keyspace hash tables. */
+static size_t infoClientsMemory(void) {
+    size_t mem = 0;
+    for (client *c = server.clients; c; c = c->next)
+        mem += sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes;
+    return mem;
+}
+
+static size_t infoOverheadMemory(size_t clients) {
+    size_t mem = startup_memory + clients + streamMemory();
+    for (int j = 0; j < cfg.dbnum; j++) {
+        dict *d = server.db[j].dict, *e = server.db[j].expires;
+        mem += (dictSize(d) + dictSize(e)) * sizeof(dictEntry) +
+               (dictSlots(d) + dictSlots(e)) * sizeof(dictEntry *);
+    }
+    return mem;
 }
 
 static sds infoMemory(sds s) {
     size_t used = zmalloc_used_memory();
     size_t rss = zmalloc_get_rss();
     if (used > peak_memory) peak_memory = used;
+    size_t clients = infoClientsMemory();
+    size_t overhead = infoOverheadMemory(clients);
+    if (overhead > used) overhead = used;
+    size_t dataset = used - overhead;
+    size_t net = used > startup_memory ? used - startup_memory : 0;
+    size_t allocated, active, resident;
+    infoAllocatorStats(&allocated, &active, &resident);
+    unsigned long long sysmem = (unsigned long long)sysconf(_SC_PHYS_PAGES) *
+                                (unsigned long long)sysconf(_SC_PAGESIZE);
     s = sdscatprintf(s, "# Memory\r\nused_memory:%zu\r\nused_memory_human:", used);
     s = bytesToHuman(s, used);
     s = sdscatprintf(s, "\r\nused_memory_rss:%zu\r\nused_memory_rss_human:", rss);
@@ -157,20 +224,64 @@ static sds infoMemory(sds s) {
     s = bytesToHuman(s, peak_memory);
     s = sdscatprintf(s,
                      "\r\nused_memory_peak_perc:%.2f%%\r\n"
+                     "used_memory_overhead:%zu\r\n"
+                     "used_memory_startup:%zu\r\n"
                      "used_memory_dataset:%zu\r\n"
-                     "used_memory_repl_stream:%zu\r\n"
-                     "maxmemory:%llu\r\nmaxmemory_human:",
-                     peak_memory ? (double)used * 100 / peak_memory : 100.0, used,
-                     streamMemory(), cfg.maxmemory);
+                     "used_memory_dataset_perc:%.2f%%\r\n"
+                     "allocator_allocated:%zu\r\n"
+                     "allocator_active:%zu\r\n"
+                     "allocator_resident:%zu\r\n"
+                     "total_system_memory:%llu\r\n"
+                     "total_system_memory_human:",
+                     peak_memory ? (double)used * 100 / peak_memory : 100.0, overhead,
+                     startup_memory, dataset, net ? (double)dataset * 100 / net : 0.0, allocated,
+                     active, resident, sysmem);
+    s = bytesToHuman(s, sysmem);
+    /* No scripting yet: the Lua and function fields read as an idle Redis'. */
+    s = sdscat(s, "\r\nused_memory_lua:0\r\n"
+                  "used_memory_vm_eval:0\r\n"
+                  "used_memory_lua_human:0B\r\n"
+                  "used_memory_scripts_eval:0\r\n"
+                  "number_of_cached_scripts:0\r\n"
+                  "number_of_functions:0\r\n"
+                  "number_of_libraries:0\r\n"
+                  "used_memory_vm_functions:0\r\n"
+                  "used_memory_vm_total:0\r\n"
+                  "used_memory_vm_total_human:0B\r\n"
+                  "used_memory_functions:0\r\n"
+                  "used_memory_scripts:0\r\n"
+                  "used_memory_scripts_human:0B\r\n");
+    s = sdscatprintf(s, "maxmemory:%llu\r\nmaxmemory_human:", cfg.maxmemory);
     s = bytesToHuman(s, cfg.maxmemory);
     s = sdscatprintf(s,
                      "\r\nmaxmemory_policy:%s\r\n"
+                     "allocator_frag_ratio:%.2f\r\n"
+                     "allocator_frag_bytes:%zu\r\n"
+                     "allocator_rss_ratio:%.2f\r\n"
+                     "allocator_rss_bytes:%zd\r\n"
+                     "rss_overhead_ratio:%.2f\r\n"
+                     "rss_overhead_bytes:%zd\r\n"
                      "mem_fragmentation_ratio:%.2f\r\n"
+                     "mem_fragmentation_bytes:%zd\r\n"
+                     "mem_not_counted_for_evict:0\r\n"
+                     "mem_replication_backlog:0\r\n"
+                     "mem_total_replication_buffers:0\r\n"
+                     "mem_clients_slaves:0\r\n"
+                     "mem_clients_normal:%zu\r\n"
+                     "mem_cluster_links:0\r\n"
+                     "mem_aof_buffer:0\r\n"
+                     "used_memory_repl_stream:%zu\r\n"
                      "mem_allocator:%s\r\n"
+                     "active_defrag_running:0\r\n"
                      "lazyfree_pending_objects:0\r\n"
                      "lazyfreed_objects:0\r\n",
-                     policyName(cfg.maxmemory_policy), used ? (double)rss / used : 0.0,
-                     zmalloc_lib());
+                     policyName(cfg.maxmemory_policy),
+                     allocated ? (double)active / allocated : 0.0,
+                     active > allocated ? active - allocated : 0,
+                     active ? (double)resident / active : 0.0, (ssize_t)(resident - active),
+                     resident ? (double)rss / resident : 0.0, (ssize_t)(rss - resident),
+                     used ? (double)rss / used : 0.0, (ssize_t)(rss - used), clients,
+                     streamMemory(), zmalloc_lib());
     return s;
 }
 
@@ -181,6 +292,7 @@ static sds infoPersistence(sds s) {
                         "async_loading:0\r\n"
                         "current_cow_peak:0\r\n"
                         "current_cow_size:0\r\n"
+                        "current_cow_size_age:0\r\n"
                         "current_fork_perc:0.00\r\n"
                         "current_save_keys_processed:0\r\n"
                         "current_save_keys_total:0\r\n"
@@ -190,13 +302,20 @@ static sds infoPersistence(sds s) {
                         "rdb_last_bgsave_status:ok\r\n"
                         "rdb_last_bgsave_time_sec:-1\r\n"
                         "rdb_current_bgsave_time_sec:-1\r\n"
+                        "rdb_saves:0\r\n"
+                        "rdb_last_cow_size:0\r\n"
+                        "rdb_last_load_keys_expired:0\r\n"
+                        "rdb_last_load_keys_loaded:0\r\n"
                         "aof_enabled:0\r\n"
                         "aof_rewrite_in_progress:0\r\n"
                         "aof_rewrite_scheduled:0\r\n"
                         "aof_last_rewrite_time_sec:-1\r\n"
                         "aof_current_rewrite_time_sec:-1\r\n"
                         "aof_last_bgrewrite_status:ok\r\n"
+                        "aof_rewrites:0\r\n"
+                        "aof_rewrites_consecutive_failures:0\r\n"
                         "aof_last_write_status:ok\r\n"
+                        "aof_last_cow_size:0\r\n"
                         "module_fork_in_progress:0\r\n"
                         "module_fork_last_cow_size:0\r\n",
                         server.dirty, server.stat_starttime);
@@ -211,17 +330,29 @@ static sds infoStats(sds s) {
         "instantaneous_ops_per_sec:%lld\r\n"
         "total_net_input_bytes:%lld\r\n"
         "total_net_output_bytes:%lld\r\n"
+        "total_net_repl_input_bytes:0\r\n"
+        "total_net_repl_output_bytes:0\r\n"
+        "instantaneous_input_kbps:%.2f\r\n"
+        "instantaneous_output_kbps:%.2f\r\n"
+        "instantaneous_input_repl_kbps:0.00\r\n"
+        "instantaneous_output_repl_kbps:0.00\r\n"
         "rejected_connections:%lld\r\n"
+        "sync_full:0\r\n"
+        "sync_partial_ok:0\r\n"
+        "sync_partial_err:0\r\n"
         "expired_keys:%lld\r\n"
         "expired_stale_perc:0.00\r\n"
         "expired_time_cap_reached_count:%lld\r\n"
+        "expire_cycle_cpu_milliseconds:0\r\n"
         "evicted_keys:%lld\r\n"
         "evicted_clients:0\r\n"
         "total_eviction_exceeded_time:0\r\n"
+        "current_eviction_exceeded_time:0\r\n"
         "keyspace_hits:%lld\r\n"
         "keyspace_misses:%lld\r\n"
         "pubsub_channels:%lu\r\n"
         "pubsub_patterns:%lu\r\n"
+        "pubsubshard_channels:%lu\r\n"
         "latest_fork_usec:0\r\n"
         "total_forks:0\r\n"
         "migrate_cached_sockets:0\r\n"
@@ -242,13 +373,17 @@ static sds infoStats(sds s) {
         "total_writes_processed:%lld\r\n"
         "io_threaded_reads_processed:0\r\n"
         "io_threaded_writes_processed:0\r\n"
+        "reply_buffer_shrinks:0\r\n"
+        "reply_buffer_expands:0\r\n"
         "client_query_buffer_limit_disconnections:%lld\r\n"
         "client_output_buffer_limit_disconnections:%lld\r\n",
         server.stat_numconnections, server.stat_numcommands, opsPerSec(),
-        server.stat_net_input_bytes, server.stat_net_output_bytes, server.stat_rejected_conn,
-        server.stat_expiredkeys, server.stat_expired_time_cap_reached_count,
-        server.stat_evictedkeys, server.stat_keyspace_hits, server.stat_keyspace_misses,
-        pubsubTotalChannels(), pubsubTotalPatterns(),
+        server.stat_net_input_bytes, server.stat_net_output_bytes,
+        (double)samplesMean(in_samples) / 1024, (double)samplesMean(out_samples) / 1024,
+        server.stat_rejected_conn, server.stat_expiredkeys,
+        server.stat_expired_time_cap_reached_count, server.stat_evictedkeys,
+        server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
+        pubsubTotalPatterns(), pubsubTotalShardChannels(),
         trackingTotalKeys(), trackingTotalItems(), trackingTotalPrefixes(),
         server.stat_unexpected_error_replies, server.stat_total_error_replies,
         server.stat_io_reads_processed, server.stat_io_writes_processed,
@@ -278,16 +413,22 @@ static sds infoCpu(sds s) {
     struct rusage self, children;
     getrusage(RUSAGE_SELF, &self);
     getrusage(RUSAGE_CHILDREN, &children);
+    struct rusage thread; /* the event loop's thread: the whole work, no I/O threads */
+    getrusage(RUSAGE_THREAD, &thread);
     return sdscatprintf(s,
                         "# CPU\r\n"
                         "used_cpu_sys:%ld.%06ld\r\n"
                         "used_cpu_user:%ld.%06ld\r\n"
                         "used_cpu_sys_children:%ld.%06ld\r\n"
-                        "used_cpu_user_children:%ld.%06ld\r\n",
+                        "used_cpu_user_children:%ld.%06ld\r\n"
+                        "used_cpu_sys_main_thread:%ld.%06ld\r\n"
+                        "used_cpu_user_main_thread:%ld.%06ld\r\n",
                         (long)self.ru_stime.tv_sec, (long)self.ru_stime.tv_usec,
                         (long)self.ru_utime.tv_sec, (long)self.ru_utime.tv_usec,
                         (long)children.ru_stime.tv_sec, (long)children.ru_stime.tv_usec,
-                        (long)children.ru_utime.tv_sec, (long)children.ru_utime.tv_usec);
+                        (long)children.ru_utime.tv_sec, (long)children.ru_utime.tv_usec,
+                        (long)thread.ru_stime.tv_sec, (long)thread.ru_stime.tv_usec,
+                        (long)thread.ru_utime.tv_sec, (long)thread.ru_utime.tv_usec);
 }
 
 static sds infoCommandStat(sds s, cairnCommand *c) {
@@ -339,27 +480,29 @@ static const char *defaultSections[] = {"server", "clients", "memory", "persiste
                                         "replication", "cpu", "module_list", "errorstats",
                                         "cluster", "keyspace", NULL};
 
-/* Build the INFO text for the requested sections. */
+/* Build the INFO text for the requested sections, in Redis' order. */
 static sds infoBuild(dict *sections, int all) {
     sds s = sdsempty();
     struct {
         const char *name;
         sds (*fn)(sds);
-    } parts[] = {{"server", infoServer},       {"clients", infoClients},
-                 {"memory", infoMemory},       {"persistence", infoPersistence},
-                 {"stats", infoStats},         {"replication", infoReplication},
-                 {"cpu", infoCpu},             {"commandstats", infoCommandStats},
-                 {"errorstats", infoErrorStats}, {"cluster", NULL},
-                 {"keyspace", infoKeyspace},   {NULL, NULL}};
+    } parts[] = {{"server", infoServer},          {"clients", infoClients},
+                 {"memory", infoMemory},          {"persistence", infoPersistence},
+                 {"stats", infoStats},            {"replication", infoReplication},
+                 {"cpu", infoCpu},                {"module_list", NULL},
+                 {"commandstats", infoCommandStats}, {"errorstats", infoErrorStats},
+                 {"latencystats", latencyInfoSection}, {"cluster", NULL},
+                 {"keyspace", infoKeyspace},      {NULL, NULL}};
     for (int j = 0; parts[j].name; j++) {
-        if (!sectionWanted(sections, parts[j].name, all)) continue;
+        int modules = !strcmp(parts[j].name, "module_list");
+        /* "modules" (what "everything" adds) also shows the module list. */
+        if (!sectionWanted(sections, parts[j].name, all) &&
+            !(modules && sectionWanted(sections, "modules", 0)))
+            continue;
         if (sdslen(s)) s = sdscat(s, "\r\n");
         if (parts[j].fn) s = parts[j].fn(s);
+        else if (modules) s = sdscat(s, "# Modules\r\n");
         else s = sdscat(s, "# Cluster\r\ncluster_enabled:0\r\n");
-    }
-    if (sectionWanted(sections, "modules", 0)) {
-        if (sdslen(s)) s = sdscat(s, "\r\n");
-        s = sdscat(s, "# Modules\r\n");
     }
     return s;
 }

@@ -20,6 +20,7 @@
 struct cairnServer server;
 
 void infoTrackSamples(void);
+void infoRecordStartupMemory(void);
 int debugActiveExpireEnabled(void);
 int debugCronPaused(void);
 sds configArgvToOverrides(int argc, char **argv, int start);
@@ -161,15 +162,12 @@ static void afterSleep(eventLoop *el) {
 /* Open listeners for cfg.bindaddr/cfg.port into fds; returns the count or
  * -1 on failure (then nothing stays open). */
 static int listenOpen(int *fds) {
-    const char *defaults[] = {"*", "-::*"};
     char **addrs = cfg.bindaddr;
     int count = cfg.bindaddr_count;
-    if (count == 0) {
-        addrs = (char **)defaults;
-        count = 2;
-    }
     int n = 0;
-    if (cfg.port == 0) return 0;
+    /* bind "" (no address) means no TCP listener at all, as port 0 does;
+     * the default "* -::*" is an ordinary value of the directive. */
+    if (cfg.port == 0 || count == 0) return 0;
     for (int j = 0; j < count; j++) {
         const char *addr = addrs[j];
         int optional = addr[0] == '-';
@@ -205,11 +203,11 @@ static int listenToPort(void) {
 
 /* CONFIG SET port/bind: open the new listeners first, so a failure leaves
  * the old ones serving. */
-static int applyListen(const char **err) {
+static int applyListenWith(const char **err, const char *failure) {
     int fds[CONFIG_MAX_BIND * 2];
     int n = listenOpen(fds);
     if (n < 0) {
-        *err = "Unable to listen on this port";
+        *err = failure;
         return 0;
     }
     for (int j = 0; j < server.listen_count; j++) {
@@ -221,6 +219,15 @@ static int applyListen(const char **err) {
     for (int k = 0; k < n; k++)
         elAddFile(server.el, server.listen_fds[k], EV_READABLE, clientAcceptTcp, NULL);
     return 1;
+}
+
+/* Redis' messages differ by directive. */
+static int applyPort(const char **err) {
+    return applyListenWith(err, "Unable to listen on this port. Check server logs.");
+}
+
+static int applyBind(const char **err) {
+    return applyListenWith(err, "Failed to bind to specified addresses.");
 }
 
 static int applyMaxclients(const char **err) {
@@ -299,6 +306,28 @@ static void usage(void) {
     exit(1);
 }
 
+/* The start-up banner: shown when the log is a terminal or with
+ * always-show-logo; Redis' test suite and some supervisors find the pid in
+ * its " PID: n" line. Otherwise one line with the mode and port. */
+static void mainBanner(void) {
+    int show = cfg.always_show_logo ||
+               (!cfg.syslog_enabled && (!cfg.logfile || !cfg.logfile[0]) && isatty(STDOUT_FILENO));
+    if (!show) {
+        serverLog(LL_NOTICE, "Running mode=standalone, port=%d.", cfg.port);
+        return;
+    }
+    char buf[512];
+    snprintf(buf, sizeof(buf),
+             "\n"
+             "    .-.      cairn %s (Redis %s compatible) %d bit\n"
+             "   (   )     \n"
+             "  .-'-'-.    Running in standalone mode\n"
+             " (       )   Port: %d\n"
+             "  '-----'    PID: %d\n",
+             CAIRN_OWN_VERSION, CAIRN_VERSION, (int)(sizeof(long) * 8), cfg.port, (int)getpid());
+    serverLogRaw(LL_NOTICE, buf);
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
         printf("cairn server v=%s redis_version=%s malloc=%s bits=%d\n", CAIRN_OWN_VERSION,
@@ -350,6 +379,12 @@ int main(int argc, char **argv) {
     }
     objectCreateShared();
     commandsInit();
+    const char *rename_err = NULL;
+    if (!commandsApplyRenames(&rename_err)) {
+        fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (cairn) ***\n>>> 'rename-command'\n%s\n",
+                rename_err);
+        exit(1);
+    }
     dbInit();
     propagateInit();
 
@@ -363,8 +398,12 @@ int main(int argc, char **argv) {
         }
         elAddFile(server.el, server.unix_fd, EV_READABLE, clientAcceptUnix, NULL);
     }
-    cfgHooks.apply_port = applyListen;
-    cfgHooks.apply_bind = applyListen;
+    if (server.listen_count == 0 && !cfg.unixsocket) {
+        serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
+        exit(1);
+    }
+    cfgHooks.apply_port = applyPort;
+    cfgHooks.apply_bind = applyBind;
     cfgHooks.apply_maxclients = applyMaxclients;
     cfgHooks.apply_hz = applyHz;
     elAddTimer(server.el, 1, serverCron, NULL);
@@ -375,6 +414,8 @@ int main(int argc, char **argv) {
     /* Only once the listeners exist: whoever waits for the pid file may
      * connect right away. */
     createPidFile();
+    infoRecordStartupMemory(); /* INFO's used_memory_startup */
+    mainBanner();
     serverLog(LL_NOTICE, "Server initialized");
     serverLog(LL_NOTICE, "Ready to accept connections tcp");
     elMain(server.el);

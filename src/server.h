@@ -97,6 +97,20 @@
 #define CMD_NO_ASYNC_LOADING (1ULL << 23)
 #define CMD_NO_MULTI   (1ULL << 24)
 #define CMD_ALLOW_BUSY (1ULL << 26)
+#define CMD_MOVABLE_KEYS (1ULL << 25) /* set at start-up from the key specs */
+
+/* Key spec flags (COMMAND INFO, COMMAND GETKEYSANDFLAGS), Redis' names. */
+#define CMD_KEY_RO (1U << 0)
+#define CMD_KEY_RW (1U << 1)
+#define CMD_KEY_OW (1U << 2)
+#define CMD_KEY_RM (1U << 3)
+#define CMD_KEY_ACCESS (1U << 4)
+#define CMD_KEY_UPDATE (1U << 5)
+#define CMD_KEY_INSERT (1U << 6)
+#define CMD_KEY_DELETE (1U << 7)
+#define CMD_KEY_NOT_KEY (1U << 8)
+#define CMD_KEY_INCOMPLETE (1U << 9)
+#define CMD_KEY_VARIABLE_FLAGS (1U << 10)
 
 /* ACL categories reported by COMMAND INFO (no ACL yet, but clients read them). */
 #define ACL_CAT_KEYSPACE   (1ULL << 0)
@@ -121,8 +135,20 @@
 struct client;
 typedef void commandProc(struct client *c);
 
-/* Key positions the classic way (first, last, step), enough for every
- * command in the core: last < 0 counts from the end (MSET: 1, -1, 2). */
+/* One key a command names: its argv index and CMD_KEY_* flags. */
+typedef struct cmdKeyRef {
+    int pos;
+    unsigned flags;
+} cmdKeyRef;
+/* For commands whose keys the key specs cannot describe (SORT ... STORE)
+ * or whose flags depend on the arguments (SET ... GET): fills keys (room
+ * for argc entries), returns how many. */
+typedef int cmdGetKeysProc(robj **argv, int argc, cmdKeyRef *keys);
+struct cmdKeySpec;
+
+/* Key positions the classic way (first, last, step): last < 0 counts from
+ * the end (MSET: 1, -1, 2). keyspecs describes them as Redis' key specs do
+ * (the format is in commands.c); they are parsed at start-up. */
 typedef struct cairnCommand {
     const char *name;
     commandProc *proc;
@@ -134,6 +160,11 @@ typedef struct cairnCommand {
     const char *since;
     const char *group;
     const char *tips;                   /* NULL or space separated */
+    const char *keyspecs;               /* NULL: no keys */
+    cmdGetKeysProc *getkeys;            /* NULL: the key specs say it all */
+    struct cmdKeySpec *key_specs;       /* parsed keyspecs */
+    int key_specs_num;
+    uint64_t *latency_hist;             /* latency.c, NULL until first call */
     struct cairnCommand *subcommands;   /* NULL-name terminated, for containers */
     struct cairnCommand *parent;
     /* Filled at start-up */
@@ -165,6 +196,8 @@ typedef struct client {
     int argc, argv_len;
     robj **argv;
     size_t argv_len_sum;
+    robj **original_argv;     /* argv before a rewrite, for SLOWLOG and MONITOR */
+    int original_argc;
     cairnCommand *cmd, *lastcmd, *realcmd;
     time_t ctime;
     long long last_interaction; /* server.unixtime_ms of last I/O */
@@ -317,11 +350,19 @@ int clientCheckOutputLimits(client *c);
 void clientProcessInput(client *c);
 client *clientLookupById(uint64_t id);
 void clientRewriteArgv(client *c, int argc, ...);
+/* Same with a ready argv array (ownership taken), or replacing argv[i] only. */
+void clientReplaceArgv(client *c, robj **argv, int argc);
+void clientRewriteArg(client *c, int i, robj *o);
+/* Keep the current argv as the original (SLOWLOG and MONITOR show it even
+ * if the command rewrites argv in place); released by clientFreeOriginalArgv. */
+void clientRetainOriginalArgv(client *c);
+void clientFreeOriginalArgv(client *c);
 
 /* --- commands.c --- */
 void commandsInit(void);
 cairnCommand *commandLookup(robj **argv, int argc);
 cairnCommand *commandLookupByName(const char *name);
+int commandsApplyRenames(const char **err); /* cfg.rename_command, after commandsInit */
 int commandProcess(client *c);
 void commandCall(client *c);
 void commandCommand(client *c);

@@ -521,3 +521,40 @@ static void sortGeneric(client *c, int readonly) {
 void sortCommand(client *c) { sortGeneric(c, 0); }
 
 void sortroCommand(client *c) { sortGeneric(c, 1); }
+
+/* COMMAND GETKEYS and friends: the sorted key, and the destination of the
+ * last STORE (SORT keeps the last one too). Options that take arguments are
+ * skipped with them, so a GET or BY pattern spelled "store" is not taken
+ * for the option. BY and GET patterns name keys only once the data is
+ * known, so they are not reported, as in Redis. */
+int sortGetKeys(robj **argv, int argc, cmdKeyRef *keys) {
+    static const struct {
+        const char *name;
+        int skip;
+    } withargs[] = {{"limit", 2}, {"get", 1}, {"by", 1}, {NULL, 0}};
+    int found_store = 0;
+    keys[0].pos = 1;
+    keys[0].flags = CMD_KEY_RO | CMD_KEY_ACCESS;
+    for (int i = 2; i < argc; i++) {
+        const char *arg = argv[i]->ptr;
+        int j;
+        for (j = 0; withargs[j].name; j++)
+            if (!strcasecmp(arg, withargs[j].name)) break;
+        if (withargs[j].name) {
+            i += withargs[j].skip;
+        } else if (!strcasecmp(arg, "store") && i + 1 < argc) {
+            found_store = 1;
+            keys[1].pos = i + 1;
+            keys[1].flags = CMD_KEY_OW | CMD_KEY_UPDATE;
+        }
+    }
+    return 1 + found_store;
+}
+
+int sortroGetKeys(robj **argv, int argc, cmdKeyRef *keys) {
+    (void)argv;
+    (void)argc;
+    keys[0].pos = 1;
+    keys[0].flags = CMD_KEY_RO | CMD_KEY_ACCESS;
+    return 1;
+}

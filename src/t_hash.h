@@ -43,21 +43,21 @@ void hrandfieldCommand(struct client *c);
 void hscanCommand(struct client *c);
 
 #define HASH_COMMANDS \
-    CMD("hset", hsetCommand, -4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Set the string value of a hash field", "2.0.0", "hash"), \
-    CMD("hsetnx", hsetnxCommand, 4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Set the value of a hash field, only if the field does not exist", "2.0.0", "hash"), \
-    CMD("hget", hgetCommand, 3, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the value of a hash field", "2.0.0", "hash"), \
-    CMD("hmget", hmgetCommand, -3, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the values of all the given hash fields", "2.0.0", "hash"), \
-    CMD("hmset", hsetCommand, -4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Set multiple hash fields to multiple values", "2.0.0", "hash"), \
-    CMD("hdel", hdelCommand, -3, W | F, ACL_CAT_HASH, 1, 1, 1, "Delete one or more hash fields", "2.0.0", "hash"), \
-    CMD("hlen", hlenCommand, 2, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the number of fields in a hash", "2.0.0", "hash"), \
-    CMD("hstrlen", hstrlenCommand, 3, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the length of the value of a hash field", "3.2.0", "hash"), \
-    CMD("hexists", hexistsCommand, 3, R | F, ACL_CAT_HASH, 1, 1, 1, "Determine if a hash field exists", "2.0.0", "hash"), \
-    CMD("hkeys", hkeysCommand, 2, R, ACL_CAT_HASH, 1, 1, 1, "Get all the fields in a hash", "2.0.0", "hash"), \
-    CMD("hvals", hvalsCommand, 2, R, ACL_CAT_HASH, 1, 1, 1, "Get all the values in a hash", "2.0.0", "hash"), \
-    CMD("hgetall", hgetallCommand, 2, R, ACL_CAT_HASH, 1, 1, 1, "Get all the fields and values in a hash", "2.0.0", "hash"), \
-    CMD("hincrby", hincrbyCommand, 4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Increment the integer value of a hash field by the given number", "2.0.0", "hash"), \
-    CMD("hincrbyfloat", hincrbyfloatCommand, 4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Increment the float value of a hash field by the given amount", "2.6.0", "hash"), \
-    CMD("hrandfield", hrandfieldCommand, -2, R, ACL_CAT_HASH, 1, 1, 1, "Get one or multiple random fields from a hash", "6.2.0", "hash"), \
-    CMD("hscan", hscanCommand, -3, R, ACL_CAT_HASH, 1, 1, 1, "Incrementally iterate hash fields and associated values", "2.8.0", "hash"),
+    CMD("hset", hsetCommand, -4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Set the string value of a hash field", "2.0.0", "hash", KS("RW update|i1|r0,1,0")), \
+    CMD("hsetnx", hsetnxCommand, 4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Set the value of a hash field, only if the field does not exist", "2.0.0", "hash", KS("RW insert|i1|r0,1,0")), \
+    CMD("hget", hgetCommand, 3, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the value of a hash field", "2.0.0", "hash", KS("RO access|i1|r0,1,0")), \
+    CMD("hmget", hmgetCommand, -3, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the values of all the given hash fields", "2.0.0", "hash", KS("RO access|i1|r0,1,0")), \
+    CMD("hmset", hsetCommand, -4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Set multiple hash fields to multiple values", "2.0.0", "hash", KS("RW update|i1|r0,1,0")), \
+    CMD("hdel", hdelCommand, -3, W | F, ACL_CAT_HASH, 1, 1, 1, "Delete one or more hash fields", "2.0.0", "hash", KS("RW delete|i1|r0,1,0")), \
+    CMD("hlen", hlenCommand, 2, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the number of fields in a hash", "2.0.0", "hash", KS("RO|i1|r0,1,0")), \
+    CMD("hstrlen", hstrlenCommand, 3, R | F, ACL_CAT_HASH, 1, 1, 1, "Get the length of the value of a hash field", "3.2.0", "hash", KS("RO|i1|r0,1,0")), \
+    CMD("hexists", hexistsCommand, 3, R | F, ACL_CAT_HASH, 1, 1, 1, "Determine if a hash field exists", "2.0.0", "hash", KS("RO|i1|r0,1,0")), \
+    CMD("hkeys", hkeysCommand, 2, R, ACL_CAT_HASH, 1, 1, 1, "Get all the fields in a hash", "2.0.0", "hash", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output_order")), \
+    CMD("hvals", hvalsCommand, 2, R, ACL_CAT_HASH, 1, 1, 1, "Get all the values in a hash", "2.0.0", "hash", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output_order")), \
+    CMD("hgetall", hgetallCommand, 2, R, ACL_CAT_HASH, 1, 1, 1, "Get all the fields and values in a hash", "2.0.0", "hash", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output_order")), \
+    CMD("hincrby", hincrbyCommand, 4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Increment the integer value of a hash field by the given number", "2.0.0", "hash", KS("RW access update|i1|r0,1,0")), \
+    CMD("hincrbyfloat", hincrbyfloatCommand, 4, W | M | F, ACL_CAT_HASH, 1, 1, 1, "Increment the float value of a hash field by the given amount", "2.6.0", "hash", KS("RW access update|i1|r0,1,0")), \
+    CMD("hrandfield", hrandfieldCommand, -2, R, ACL_CAT_HASH, 1, 1, 1, "Get one or multiple random fields from a hash", "6.2.0", "hash", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")), \
+    CMD("hscan", hscanCommand, -3, R, ACL_CAT_HASH, 1, 1, 1, "Incrementally iterate hash fields and associated values", "2.8.0", "hash", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),
 
 #endif

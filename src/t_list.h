@@ -42,27 +42,27 @@ void brpoplpushCommand(struct client *c);
 void blmpopCommand(struct client *c);
 
 #define LIST_COMMANDS \
-    CMD("lpush", lpushCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Prepend one or multiple elements to a list", "1.0.0", "list"), \
-    CMD("rpush", rpushCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Append one or multiple elements to a list", "1.0.0", "list"), \
-    CMD("lpushx", lpushxCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Prepend an element to a list, only if the list exists", "2.2.0", "list"), \
-    CMD("rpushx", rpushxCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Append an element to a list, only if the list exists", "2.2.0", "list"), \
-    CMD("lpop", lpopCommand, -2, W | F, ACL_CAT_LIST, 1, 1, 1, "Remove and get the first elements in a list", "1.0.0", "list"), \
-    CMD("rpop", rpopCommand, -2, W | F, ACL_CAT_LIST, 1, 1, 1, "Remove and get the last elements in a list", "1.0.0", "list"), \
-    CMD("llen", llenCommand, 2, R | F, ACL_CAT_LIST, 1, 1, 1, "Get the length of a list", "1.0.0", "list"), \
-    CMD("lrange", lrangeCommand, 4, R, ACL_CAT_LIST, 1, 1, 1, "Get a range of elements from a list", "1.0.0", "list"), \
-    CMD("lindex", lindexCommand, 3, R, ACL_CAT_LIST, 1, 1, 1, "Get an element from a list by its index", "1.0.0", "list"), \
-    CMD("lset", lsetCommand, 4, W | M, ACL_CAT_LIST, 1, 1, 1, "Set the value of an element in a list by its index", "1.0.0", "list"), \
-    CMD("linsert", linsertCommand, 5, W | M, ACL_CAT_LIST, 1, 1, 1, "Insert an element before or after another element in a list", "2.2.0", "list"), \
-    CMD("lrem", lremCommand, 4, W, ACL_CAT_LIST, 1, 1, 1, "Remove elements from a list", "1.0.0", "list"), \
-    CMD("ltrim", ltrimCommand, 4, W, ACL_CAT_LIST, 1, 1, 1, "Trim a list to the specified range", "1.0.0", "list"), \
-    CMD("lpos", lposCommand, -3, R, ACL_CAT_LIST, 1, 1, 1, "Return the index of matching elements on a list", "6.0.6", "list"), \
-    CMD("lmove", lmoveCommand, 5, W | M, ACL_CAT_LIST, 1, 2, 1, "Pop an element from a list, push it to another list and return it", "6.2.0", "list"), \
-    CMD("rpoplpush", rpoplpushCommand, 3, W | M, ACL_CAT_LIST, 1, 2, 1, "Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list"), \
-    CMD("lmpop", lmpopCommand, -4, W, ACL_CAT_LIST, 0, 0, 0, "Pop elements from a list", "7.0.0", "list"), \
-    CMD("blpop", blpopCommand, -3, W | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, -2, 1, "Remove and get the first element in a list, or block until one is available", "2.0.0", "list"), \
-    CMD("brpop", brpopCommand, -3, W | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, -2, 1, "Remove and get the last element in a list, or block until one is available", "2.0.0", "list"), \
-    CMD("blmove", blmoveCommand, 6, W | M | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, 2, 1, "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list"), \
-    CMD("brpoplpush", brpoplpushCommand, 4, W | M | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, 2, 1, "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list"), \
-    CMD("blmpop", blmpopCommand, -5, W | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 0, 0, 0, "Pop elements from a list, or block until one is available", "7.0.0", "list"),
+    CMD("lpush", lpushCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Prepend one or multiple elements to a list", "1.0.0", "list", KS("RW insert|i1|r0,1,0")), \
+    CMD("rpush", rpushCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Append one or multiple elements to a list", "1.0.0", "list", KS("RW insert|i1|r0,1,0")), \
+    CMD("lpushx", lpushxCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Prepend an element to a list, only if the list exists", "2.2.0", "list", KS("RW insert|i1|r0,1,0")), \
+    CMD("rpushx", rpushxCommand, -3, W | M | F, ACL_CAT_LIST, 1, 1, 1, "Append an element to a list, only if the list exists", "2.2.0", "list", KS("RW insert|i1|r0,1,0")), \
+    CMD("lpop", lpopCommand, -2, W | F, ACL_CAT_LIST, 1, 1, 1, "Remove and get the first elements in a list", "1.0.0", "list", KS("RW access delete|i1|r0,1,0")), \
+    CMD("rpop", rpopCommand, -2, W | F, ACL_CAT_LIST, 1, 1, 1, "Remove and get the last elements in a list", "1.0.0", "list", KS("RW access delete|i1|r0,1,0")), \
+    CMD("llen", llenCommand, 2, R | F, ACL_CAT_LIST, 1, 1, 1, "Get the length of a list", "1.0.0", "list", KS("RO|i1|r0,1,0")), \
+    CMD("lrange", lrangeCommand, 4, R, ACL_CAT_LIST, 1, 1, 1, "Get a range of elements from a list", "1.0.0", "list", KS("RO access|i1|r0,1,0")), \
+    CMD("lindex", lindexCommand, 3, R, ACL_CAT_LIST, 1, 1, 1, "Get an element from a list by its index", "1.0.0", "list", KS("RO access|i1|r0,1,0")), \
+    CMD("lset", lsetCommand, 4, W | M, ACL_CAT_LIST, 1, 1, 1, "Set the value of an element in a list by its index", "1.0.0", "list", KS("RW update|i1|r0,1,0")), \
+    CMD("linsert", linsertCommand, 5, W | M, ACL_CAT_LIST, 1, 1, 1, "Insert an element before or after another element in a list", "2.2.0", "list", KS("RW insert|i1|r0,1,0")), \
+    CMD("lrem", lremCommand, 4, W, ACL_CAT_LIST, 1, 1, 1, "Remove elements from a list", "1.0.0", "list", KS("RW delete|i1|r0,1,0")), \
+    CMD("ltrim", ltrimCommand, 4, W, ACL_CAT_LIST, 1, 1, 1, "Trim a list to the specified range", "1.0.0", "list", KS("RW delete|i1|r0,1,0")), \
+    CMD("lpos", lposCommand, -3, R, ACL_CAT_LIST, 1, 1, 1, "Return the index of matching elements on a list", "6.0.6", "list", KS("RO access|i1|r0,1,0")), \
+    CMD("lmove", lmoveCommand, 5, W | M, ACL_CAT_LIST, 1, 2, 1, "Pop an element from a list, push it to another list and return it", "6.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
+    CMD("rpoplpush", rpoplpushCommand, 3, W | M, ACL_CAT_LIST, 1, 2, 1, "Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
+    CMD("lmpop", lmpopCommand, -4, W, ACL_CAT_LIST, 0, 0, 0, "Pop elements from a list", "7.0.0", "list", KS("RW access delete|i1|n0,1,1")), \
+    CMD("blpop", blpopCommand, -3, W | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, -2, 1, "Remove and get the first element in a list, or block until one is available", "2.0.0", "list", KS("RW access delete|i1|r-2,1,0")), \
+    CMD("brpop", brpopCommand, -3, W | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, -2, 1, "Remove and get the last element in a list, or block until one is available", "2.0.0", "list", KS("RW access delete|i1|r-2,1,0")), \
+    CMD("blmove", blmoveCommand, 6, W | M | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, 2, 1, "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
+    CMD("brpoplpush", brpoplpushCommand, 4, W | M | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, 2, 1, "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
+    CMD("blmpop", blmpopCommand, -5, W | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 0, 0, 0, "Pop elements from a list, or block until one is available", "7.0.0", "list", KS("RW access delete|i2|n0,1,1")),
 
 #endif

@@ -353,12 +353,7 @@ static robj *setRef(robj *o) {
 }
 
 /* Replace the command's argv with argv[0..argc) (references taken over). */
-static void setRewriteArgv(client *c, robj **argv, int argc) {
-    for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
-    zfree(c->argv);
-    c->argv = argv;
-    c->argc = c->argv_len = argc;
-}
+static void setRewriteArgv(client *c, robj **argv, int argc) { clientReplaceArgv(c, argv, argc); }
 
 /* ---- single-key commands ---- */
 

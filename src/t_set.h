@@ -61,22 +61,22 @@ void sdiffstoreCommand(struct client *c);
 void sscanCommand(struct client *c);
 
 #define SET_COMMANDS                                                                                                                              \
-    CMD("sadd", saddCommand, -3, W | M | F, ACL_CAT_SET, 1, 1, 1, "Add one or more members to a set", "1.0.0", "set"),                                     \
-    CMD("srem", sremCommand, -3, W | F, ACL_CAT_SET, 1, 1, 1, "Remove one or more members from a set", "1.0.0", "set"),                                   \
-    CMD("scard", scardCommand, 2, R | F, ACL_CAT_SET, 1, 1, 1, "Get the number of members in a set", "1.0.0", "set"),                                      \
-    CMD("sismember", sismemberCommand, 3, R | F, ACL_CAT_SET, 1, 1, 1, "Determine if a given value is a member of a set", "1.0.0", "set"),               \
-    CMD("smismember", smismemberCommand, -3, R | F, ACL_CAT_SET, 1, 1, 1, "Returns the membership associated with the given elements for a set", "6.2.0", "set"), \
-    CMD("smembers", smembersCommand, 2, R, ACL_CAT_SET, 1, 1, 1, "Get all the members in a set", "1.0.0", "set"),                                          \
-    CMD("spop", spopCommand, -2, W | F, ACL_CAT_SET, 1, 1, 1, "Remove and return one or multiple random members from a set", "1.0.0", "set"),            \
-    CMD("srandmember", srandmemberCommand, -2, R, ACL_CAT_SET, 1, 1, 1, "Get one or multiple random members from a set", "1.0.0", "set"),                \
-    CMD("smove", smoveCommand, 4, W | F, ACL_CAT_SET, 1, 2, 1, "Move a member from one set to another", "1.0.0", "set"),                                  \
-    CMD("sinter", sinterCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Intersect multiple sets", "1.0.0", "set"),                                                \
-    CMD("sintercard", sintercardCommand, -3, R, ACL_CAT_SET, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "7.0.0", "set"), \
-    CMD("sinterstore", sinterstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Intersect multiple sets and store the resulting set in a key", "1.0.0", "set"), \
-    CMD("sunion", sunionCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Add multiple sets", "1.0.0", "set"),                                                      \
-    CMD("sunionstore", sunionstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Add multiple sets and store the resulting set in a key", "1.0.0", "set"),  \
-    CMD("sdiff", sdiffCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Subtract multiple sets", "1.0.0", "set"),                                                   \
-    CMD("sdiffstore", sdiffstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Subtract multiple sets and store the resulting set in a key", "1.0.0", "set"), \
-    CMD("sscan", sscanCommand, -3, R, ACL_CAT_SET, 1, 1, 1, "Incrementally iterate Set elements", "2.8.0", "set"),
+    CMD("sadd", saddCommand, -3, W | M | F, ACL_CAT_SET, 1, 1, 1, "Add one or more members to a set", "1.0.0", "set", KS("RW insert|i1|r0,1,0")),                                     \
+    CMD("srem", sremCommand, -3, W | F, ACL_CAT_SET, 1, 1, 1, "Remove one or more members from a set", "1.0.0", "set", KS("RW delete|i1|r0,1,0")),                                   \
+    CMD("scard", scardCommand, 2, R | F, ACL_CAT_SET, 1, 1, 1, "Get the number of members in a set", "1.0.0", "set", KS("RO|i1|r0,1,0")),                                      \
+    CMD("sismember", sismemberCommand, 3, R | F, ACL_CAT_SET, 1, 1, 1, "Determine if a given value is a member of a set", "1.0.0", "set", KS("RO|i1|r0,1,0")),               \
+    CMD("smismember", smismemberCommand, -3, R | F, ACL_CAT_SET, 1, 1, 1, "Returns the membership associated with the given elements for a set", "6.2.0", "set", KS("RO access|i1|r0,1,0")), \
+    CMD("smembers", smembersCommand, 2, R, ACL_CAT_SET, 1, 1, 1, "Get all the members in a set", "1.0.0", "set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output_order")),                                          \
+    CMD("spop", spopCommand, -2, W | F, ACL_CAT_SET, 1, 1, 1, "Remove and return one or multiple random members from a set", "1.0.0", "set", KS("RW access delete|i1|r0,1,0"), TIPS("nondeterministic_output")),            \
+    CMD("srandmember", srandmemberCommand, -2, R, ACL_CAT_SET, 1, 1, 1, "Get one or multiple random members from a set", "1.0.0", "set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),                \
+    CMD("smove", smoveCommand, 4, W | F, ACL_CAT_SET, 1, 2, 1, "Move a member from one set to another", "1.0.0", "set", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")),                                  \
+    CMD("sinter", sinterCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Intersect multiple sets", "1.0.0", "set", KS("RO access|i1|r-1,1,0"), TIPS("nondeterministic_output_order")),                                                \
+    CMD("sintercard", sintercardCommand, -3, R, ACL_CAT_SET, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", KS("RO access|i1|n0,1,1")), \
+    CMD("sinterstore", sinterstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", KS("RW update|i1|r0,1,0;RO access|i2|r-1,1,0")), \
+    CMD("sunion", sunionCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Add multiple sets", "1.0.0", "set", KS("RO access|i1|r-1,1,0"), TIPS("nondeterministic_output_order")),                                                      \
+    CMD("sunionstore", sunionstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Add multiple sets and store the resulting set in a key", "1.0.0", "set", KS("OW update|i1|r0,1,0;RO access|i2|r-1,1,0")),  \
+    CMD("sdiff", sdiffCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Subtract multiple sets", "1.0.0", "set", KS("RO access|i1|r-1,1,0"), TIPS("nondeterministic_output_order")),                                                   \
+    CMD("sdiffstore", sdiffstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Subtract multiple sets and store the resulting set in a key", "1.0.0", "set", KS("OW update|i1|r0,1,0;RO access|i2|r-1,1,0")), \
+    CMD("sscan", sscanCommand, -3, R, ACL_CAT_SET, 1, 1, 1, "Incrementally iterate Set elements", "2.8.0", "set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),
 
 #endif

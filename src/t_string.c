@@ -180,13 +180,9 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
             if (j >= 3 && argEq(c->argv[j], "get")) continue;
             argv[argc++] = shared(c->argv[j]);
         }
-        robj **old = c->argv;
-        int oldc = c->argc;
-        c->argv = zmalloc(sizeof(robj *) * argc);
-        memcpy(c->argv, argv, sizeof(robj *) * argc);
-        c->argc = c->argv_len = argc;
-        for (int j = 0; j < oldc; j++) decrRefCount(old[j]);
-        zfree(old);
+        robj **nargv = zmalloc(sizeof(robj *) * argc);
+        memcpy(nargv, argv, sizeof(robj *) * argc);
+        clientReplaceArgv(c, nargv, argc);
     }
 }
 
@@ -260,8 +256,7 @@ void getsetCommand(client *c) {
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_STRING, "set", c->argv[1], c->db->id);
     stringSharedInit();
-    decrRefCount(c->argv[0]);
-    c->argv[0] = shared(objSet);
+    clientRewriteArg(c, 0, shared(objSet));
 }
 
 void getdelCommand(client *c) {

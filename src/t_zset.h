@@ -60,40 +60,40 @@ void zrandmemberCommand(struct client *c);
 
 #define ZSS ACL_CAT_SORTEDSET
 #define ZSET_COMMANDS \
-    CMD("zadd", zaddCommand, -4, W | M | F, ZSS, 1, 1, 1, "Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "sorted-set"), \
-    CMD("zincrby", zincrbyCommand, 4, W | M | F, ZSS, 1, 1, 1, "Increment the score of a member in a sorted set", "1.2.0", "sorted-set"), \
-    CMD("zrem", zremCommand, -3, W | F, ZSS, 1, 1, 1, "Remove one or more members from a sorted set", "1.2.0", "sorted-set"), \
-    CMD("zcard", zcardCommand, 2, R | F, ZSS, 1, 1, 1, "Get the number of members in a sorted set", "1.2.0", "sorted-set"), \
-    CMD("zcount", zcountCommand, 4, R | F, ZSS, 1, 1, 1, "Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set"), \
-    CMD("zlexcount", zlexcountCommand, 4, R | F, ZSS, 1, 1, 1, "Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set"), \
-    CMD("zscore", zscoreCommand, 3, R | F, ZSS, 1, 1, 1, "Get the score associated with the given member in a sorted set", "1.2.0", "sorted-set"), \
-    CMD("zmscore", zmscoreCommand, -3, R | F, ZSS, 1, 1, 1, "Get the score associated with the given members in a sorted set", "6.2.0", "sorted-set"), \
-    CMD("zrank", zrankCommand, 3, R | F, ZSS, 1, 1, 1, "Determine the index of a member in a sorted set", "2.0.0", "sorted-set"), \
-    CMD("zrevrank", zrevrankCommand, 3, R | F, ZSS, 1, 1, 1, "Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set"), \
-    CMD("zrange", zrangeCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set", "1.2.0", "sorted-set"), \
-    CMD("zrangestore", zrangestoreCommand, -5, W | M, ZSS, 1, 2, 1, "Store a range of members from sorted set into another key", "6.2.0", "sorted-set"), \
-    CMD("zrevrange", zrevrangeCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set"), \
-    CMD("zrangebyscore", zrangebyscoreCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by score", "1.0.5", "sorted-set"), \
-    CMD("zrevrangebyscore", zrevrangebyscoreCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set"), \
-    CMD("zrangebylex", zrangebylexCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set"), \
-    CMD("zrevrangebylex", zrevrangebylexCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set"), \
-    CMD("zremrangebyrank", zremrangebyrankCommand, 4, W, ZSS, 1, 1, 1, "Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set"), \
-    CMD("zremrangebyscore", zremrangebyscoreCommand, 4, W, ZSS, 1, 1, 1, "Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set"), \
-    CMD("zremrangebylex", zremrangebylexCommand, 4, W, ZSS, 1, 1, 1, "Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set"), \
-    CMD("zpopmin", zpopminCommand, -2, W | F, ZSS, 1, 1, 1, "Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set"), \
-    CMD("zpopmax", zpopmaxCommand, -2, W | F, ZSS, 1, 1, 1, "Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set"), \
-    CMD("zmpop", zmpopCommand, -4, W, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set", "7.0.0", "sorted-set"), \
-    CMD("bzpopmin", bzpopminCommand, -3, W | NS | CMD_BLOCKING | F, ZSS, 1, -2, 1, "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set"), \
-    CMD("bzpopmax", bzpopmaxCommand, -3, W | NS | CMD_BLOCKING | F, ZSS, 1, -2, 1, "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set"), \
-    CMD("bzmpop", bzmpopCommand, -5, W | CMD_BLOCKING, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set"), \
-    CMD("zunion", zunionCommand, -3, R, ZSS, 0, 0, 0, "Add multiple sorted sets", "6.2.0", "sorted-set"), \
-    CMD("zunionstore", zunionstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set"), \
-    CMD("zinter", zinterCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets", "6.2.0", "sorted-set"), \
-    CMD("zinterstore", zinterstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set"), \
-    CMD("zintercard", zintercardCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set"), \
-    CMD("zdiff", zdiffCommand, -3, R, ZSS, 0, 0, 0, "Subtract multiple sorted sets", "6.2.0", "sorted-set"), \
-    CMD("zdiffstore", zdiffstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set"), \
-    CMD("zrandmember", zrandmemberCommand, -2, R, ZSS, 1, 1, 1, "Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set"), \
-    CMD("zscan", zscanCommand, -3, R, ZSS, 1, 1, 1, "Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set"),
+    CMD("zadd", zaddCommand, -4, W | M | F, ZSS, 1, 1, 1, "Add one or more members to a sorted set, or update its score if it already exists", "1.2.0", "sorted-set", KS("RW update|i1|r0,1,0")), \
+    CMD("zincrby", zincrbyCommand, 4, W | M | F, ZSS, 1, 1, 1, "Increment the score of a member in a sorted set", "1.2.0", "sorted-set", KS("RW access update|i1|r0,1,0")), \
+    CMD("zrem", zremCommand, -3, W | F, ZSS, 1, 1, 1, "Remove one or more members from a sorted set", "1.2.0", "sorted-set", KS("RW delete|i1|r0,1,0")), \
+    CMD("zcard", zcardCommand, 2, R | F, ZSS, 1, 1, 1, "Get the number of members in a sorted set", "1.2.0", "sorted-set", KS("RO|i1|r0,1,0")), \
+    CMD("zcount", zcountCommand, 4, R | F, ZSS, 1, 1, 1, "Count the members in a sorted set with scores within the given values", "2.0.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zlexcount", zlexcountCommand, 4, R | F, ZSS, 1, 1, 1, "Count the number of members in a sorted set between a given lexicographical range", "2.8.9", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zscore", zscoreCommand, 3, R | F, ZSS, 1, 1, 1, "Get the score associated with the given member in a sorted set", "1.2.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zmscore", zmscoreCommand, -3, R | F, ZSS, 1, 1, 1, "Get the score associated with the given members in a sorted set", "6.2.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrank", zrankCommand, 3, R | F, ZSS, 1, 1, 1, "Determine the index of a member in a sorted set", "2.0.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrevrank", zrevrankCommand, 3, R | F, ZSS, 1, 1, 1, "Determine the index of a member in a sorted set, with scores ordered from high to low", "2.0.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrange", zrangeCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set", "1.2.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrangestore", zrangestoreCommand, -5, W | M, ZSS, 1, 2, 1, "Store a range of members from sorted set into another key", "6.2.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|r0,1,0")), \
+    CMD("zrevrange", zrevrangeCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by index, with scores ordered from high to low", "1.2.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrangebyscore", zrangebyscoreCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by score", "1.0.5", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrevrangebyscore", zrevrangebyscoreCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by score, with scores ordered from high to low", "2.2.0", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrangebylex", zrangebylexCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by lexicographical range", "2.8.9", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zrevrangebylex", zrevrangebylexCommand, -4, R, ZSS, 1, 1, 1, "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", "2.8.9", "sorted-set", KS("RO access|i1|r0,1,0")), \
+    CMD("zremrangebyrank", zremrangebyrankCommand, 4, W, ZSS, 1, 1, 1, "Remove all members in a sorted set within the given indexes", "2.0.0", "sorted-set", KS("RW delete|i1|r0,1,0")), \
+    CMD("zremrangebyscore", zremrangebyscoreCommand, 4, W, ZSS, 1, 1, 1, "Remove all members in a sorted set within the given scores", "1.2.0", "sorted-set", KS("RW delete|i1|r0,1,0")), \
+    CMD("zremrangebylex", zremrangebylexCommand, 4, W, ZSS, 1, 1, 1, "Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", KS("RW delete|i1|r0,1,0")), \
+    CMD("zpopmin", zpopminCommand, -2, W | F, ZSS, 1, 1, 1, "Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", KS("RW access delete|i1|r0,1,0")), \
+    CMD("zpopmax", zpopmaxCommand, -2, W | F, ZSS, 1, 1, 1, "Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", KS("RW access delete|i1|r0,1,0")), \
+    CMD("zmpop", zmpopCommand, -4, W, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", KS("RW access delete|i1|n0,1,1")), \
+    CMD("bzpopmin", bzpopminCommand, -3, W | NS | CMD_BLOCKING | F, ZSS, 1, -2, 1, "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", KS("RW access delete|i1|r-2,1,0")), \
+    CMD("bzpopmax", bzpopmaxCommand, -3, W | NS | CMD_BLOCKING | F, ZSS, 1, -2, 1, "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", KS("RW access delete|i1|r-2,1,0")), \
+    CMD("bzmpop", bzmpopCommand, -5, W | CMD_BLOCKING, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", KS("RW access delete|i2|n0,1,1")), \
+    CMD("zunion", zunionCommand, -3, R, ZSS, 0, 0, 0, "Add multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
+    CMD("zunionstore", zunionstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1")), \
+    CMD("zinter", zinterCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
+    CMD("zinterstore", zinterstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1")), \
+    CMD("zintercard", zintercardCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
+    CMD("zdiff", zdiffCommand, -3, R, ZSS, 0, 0, 0, "Subtract multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
+    CMD("zdiffstore", zdiffstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1")), \
+    CMD("zrandmember", zrandmemberCommand, -2, R, ZSS, 1, 1, 1, "Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")), \
+    CMD("zscan", zscanCommand, -3, R, ZSS, 1, 1, 1, "Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),
 
 #endif

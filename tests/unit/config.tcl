@@ -58,6 +58,32 @@ test "bad command-line overrides stop start-up too" {
     assert_match "*no-such-option*" [start_fails --no-such-option 1]
 }
 
+test "command-line errors show the option with its values quoted" {
+    assert_match {*'port "6379" "6380"'*wrong number of arguments*} [start_fails --port 6379 6380]
+    assert_match {*'port "--bla"'*couldn't be parsed into an integer*} [start_fails --port --bla --loglevel verbose]
+    assert_match {*'loglevel "--bla"'*must be one of the following*} [start_fails --logfile --my--log --loglevel --bla]
+    # an option that takes a list still needs a value
+    assert_match {*'shutdown-on-sigint'*must be one of the following*} [start_fails --shutdown-on-sigint]
+}
+
+test "rename-command renames or removes commands, and survives CONFIG REWRITE" {
+    set s2 [start_server -conftext "rename-command flushdb badger\nrename-command lastsave \"\"\n"]
+    set x [client $s2]
+    assert_error "ERR unknown command 'flushdb'*" {r $x flushdb}
+    assert_error "ERR unknown command 'lastsave'*" {r $x lastsave}
+    assert_equal OK [r $x BADGER]
+    assert_equal {} [r $x CONFIG GET rename-command]
+    assert_error "ERR syntax error" {r $x CONFIG SET rename-command get fetch}
+    assert_equal OK [r $x CONFIG REWRITE]
+    set s2 [restart_server $s2]
+    set x [client $s2]
+    assert_error "ERR unknown command 'flushdb'*" {r $x flushdb}
+    assert_equal OK [r $x BADGER]
+    stop_server $s2
+    assert_match "*No such command in rename-command*" [start_fails --rename-command nosuch x]
+    assert_match "*Target command name already exists*" [start_fails --rename-command get set]
+}
+
 test "a missing config file or include is reported" {
     assert_match "*no-such-file.conf*" [start_fails [file join $tmp no-such-file.conf]]
     set conf [file join $tmp inc-missing.conf]
@@ -95,6 +121,70 @@ test "CONFIG GET with globs and several patterns, no duplicates" {
     set d [r $c CONFIG GET port port hz]
     assert_equal 4 [llength $d]
     assert_equal {} [r $c CONFIG GET no-such-*]
+}
+
+test "CONFIG SET bind or port that cannot listen keeps the old listeners" {
+    assert_error "*- Failed to bind to specified addresses." {r $c CONFIG SET bind 999.999.999.999}
+    set x [client $srv]
+    assert_equal PONG [r $x PING]
+    close_client $x
+}
+
+# A non-loopback IPv4 address of this machine, or "".
+proc nonloopback_addr {} {
+    if {[catch {exec hostname -I} addrs]} { return "" }
+    foreach a $addrs {
+        if {[regexp {^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$} $a] && ![string match 127.* $a]} { return $a }
+    }
+    return ""
+}
+
+test "protected mode refuses non-loopback clients while no password is set" {
+    set addr [nonloopback_addr]
+    if {$addr eq ""} { skip_test "no non-loopback IPv4 address" }
+    set s2 [start_server]
+    set local [client $s2]
+    set far [dict replace $s2 host $addr]
+    set x [client $far]
+    assert_error "DENIED Redis is running in protected mode*" {r $x PING}
+    close_client $x
+    r $local CONFIG SET requirepass secret
+    set x [client $far]
+    assert_equal OK [r $x AUTH secret]
+    close_client $x
+    r $local AUTH secret
+    r $local CONFIG SET requirepass ""
+    r $local CONFIG SET protected-mode no
+    set x [client $far]
+    assert_equal PONG [r $x PING]
+    close_client $x
+    stop_server $s2
+}
+
+test "bind \"\" closes the TCP listeners" {
+    set s2 [start_server]
+    set x [client $s2]
+    r $x CONFIG SET bind ""
+    assert_equal {bind {}} [r $x CONFIG GET bind]
+    assert_error "*connection refused*" {client $s2}
+    assert_equal PONG [r $x PING]
+    r $x CONFIG SET bind "* -::*"
+    set y [client $s2]
+    assert_equal PONG [r $y PING]
+    stop_server $s2
+}
+
+test "hidden configs answer only to their exact name" {
+    foreach name {key-load-delay rdb-key-save-delay watchdog-period use-exit-on-panic
+                  loading-process-events-interval-bytes} {
+        assert {[dict exists [r $c CONFIG GET $name] $name]} "CONFIG GET $name"
+        assert {![dict exists [r $c CONFIG GET *] $name]} "$name hidden from CONFIG GET *"
+    }
+    assert_equal OK [r $c CONFIG SET key-load-delay 10]
+    assert_equal {key-load-delay 10} [r $c CONFIG GET key-load-delay]
+    r $c CONFIG SET key-load-delay 0
+    assert_equal {latency-tracking-info-percentiles {50 99 99.9}} [r $c CONFIG GET latency-tracking-info-percentiles]
+    assert_equal {server_cpulist {}} [r $c CONFIG GET server_cpulist]
 }
 
 test "CONFIG SET several parameters at once, and atomically" {
@@ -156,6 +246,24 @@ test "CONFIG REWRITE keeps comments and records changed values" {
     assert_equal {slowlog-max-len 42} [r $c CONFIG GET slowlog-max-len]
 }
 
+test "DEBUG CONFIG-REWRITE-FORCE-ALL writes every value and restarts the same" {
+    set s2 [start_server -config {enable-debug-command yes}]
+    set x [client $s2]
+    r $x CONFIG SET maxmemory-policy allkeys-lru latency-tracking-info-percentiles "10 90"
+    set before [dict create {*}[r $x CONFIG GET *]]
+    assert_equal OK [r $x DEBUG CONFIG-REWRITE-FORCE-ALL]
+    set text [read_file [dict get $s2 conffile]]
+    # defaults are written too
+    assert_match "*\nhz 10\n*" $text
+    assert_match "*\nlatency-tracking-info-percentiles 10 90\n*" $text
+    set s2 [restart_server $s2]
+    set x [client $s2]
+    dict for {k v} $before {
+        assert_equal $v [lindex [r $x CONFIG GET $k] 1] "$k after the rewrite"
+    }
+    stop_server $s2
+}
+
 test "pidfile is written and removed on shutdown" {
     set pidfile [file join $tmp cairn.pid]
     set s2 [start_server -config [list pidfile $pidfile]]
@@ -172,6 +280,15 @@ test "SIGTERM and SIGINT shut down cleanly with a log line" {
         wait_for {![server_alive $s2]}
         assert_match "*ready to exit*" [log_tail $s2 5]
     }
+}
+
+test "always-show-logo prints the banner with the pid" {
+    set s2 [start_server -config {always-show-logo yes}]
+    assert_match "* PID: [dict get $s2 pid]*" [log_tail $s2 30]
+    stop_server $s2
+    set s2 [start_server]
+    assert_match "*Running mode=standalone, port=[dict get $s2 port].*" [log_tail $s2 30]
+    stop_server $s2
 }
 
 test "loglevel filters and logfile receives the log" {

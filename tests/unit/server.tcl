@@ -160,6 +160,18 @@ test "AUTH with the right password" {
     close_client $x
 }
 
+test "AUTH with a binary password" {
+    set x [client $asrv -auth foo]
+    r $x CONFIG SET requirepass "abc\x00def"
+    assert_equal "abc\x00def" [lindex [r $x CONFIG GET requirepass] 1]
+    set y [client $asrv]
+    assert_error "WRONGPASS*" {r $y AUTH abc}
+    assert_equal OK [r $y AUTH "abc\x00def"]
+    r $y CONFIG SET requirepass foo
+    close_client $y
+    close_client $x
+}
+
 test "client -auth option of the harness" {
     set x [client $asrv -auth foo]
     assert_equal PONG [r $x PING]
@@ -379,6 +391,54 @@ test "CLIENT KILL errors" {
     assert_error "ERR wrong number of arguments for 'client|kill' command" {r $c CLIENT KILL}
 }
 
+test "CLIENT KILL USER and options of later Redis versions" {
+    assert_error "ERR No such user 'wrong_user'" {r $c CLIENT KILL USER wrong_user}
+    assert_equal 0 [r $c CLIENT KILL USER default SKIPME yes TYPE pubsub]
+    # MAXAGE arrived in Redis 7.4
+    assert_error "ERR syntax error" {r $c CLIENT KILL MAXAGE 10}
+    set help [r $c CLIENT HELP]
+    foreach line {UNPAUSE {PAUSE <timeout> [WRITE|ALL]} TRACKINGINFO} {
+        assert {$line in $help} "CLIENT HELP has $line"
+    }
+}
+
+test "clients held by CLIENT PAUSE count in blocked_clients" {
+    r $c PFADD srv:hll a
+    r $c CLIENT PAUSE 100000 WRITE
+    set x [client $srv]
+    set y [client $srv]
+    # PFCOUNT and PUBLISH may replicate, so a WRITE pause holds them too
+    send_cmd $x PFCOUNT srv:hll
+    send_cmd $y PUBLISH srv:ch msg
+    wait_for {[dict get [server_info $c clients] blocked_clients] == 2}
+    r $c CLIENT UNPAUSE
+    assert_equal 1 [read_reply $x]
+    assert_equal 0 [read_reply $y]
+    assert_equal 0 [dict get [server_info $c clients] blocked_clients]
+    close_client $x
+    close_client $y
+}
+
+test "a client's query buffer shrinks back after a big argument" {
+    set x [client $srv]
+    r $x CLIENT SETNAME srv:qb
+    proc qbuf_total {c} {
+        foreach line [split [string trim [r $c CLIENT LIST]] \n] {
+            set d [client_fields $line]
+            if {[dict get $d name] eq "srv:qb"} { return [expr {[dict get $d qbuf] + [dict get $d qbuf-free]}] }
+        }
+    }
+    # a fresh client reads into 16 KB, not a greedily doubled buffer
+    assert_range [qbuf_total $c] 16384 32767
+    r $x SET srv:big [string repeat A 100000]
+    assert {[qbuf_total $c] > 100000}
+    # shrunk to the recent peak by the cron, then to nothing once unused
+    r $x PING
+    wait_for {[qbuf_total $c] < 100000} 2000
+    wait_for {[qbuf_total $c] == 0} 5000
+    close_client $x
+}
+
 test "CLIENT NO-EVICT" {
     assert_equal OK [r $c CLIENT NO-EVICT on]
     assert_match "*e*" [dict get [client_fields [r $c CLIENT INFO]] flags]
@@ -561,6 +621,53 @@ test "INFO stats: keyspace hits and misses, expired keys" {
     assert_equal 1 [dict get [server_info $c stats] expired_keys]
 }
 
+test "INFO commandstats: EXEC does not fail for its commands' errors" {
+    r $c CONFIG RESETSTAT
+    r $c MULTI
+    r $c SET srv:m v
+    r $c AUTH nopass
+    catch {r $c EXEC}
+    set stats [server_info $c commandstats]
+    assert_match "*,failed_calls=1" [dict get $stats cmdstat_auth]
+    assert_match "*,failed_calls=0" [dict get $stats cmdstat_exec]
+    catch {r $c EXEC}
+    assert_match "calls=2,*,failed_calls=1" [dict get [server_info $c commandstats] cmdstat_exec]
+}
+
+test "INFO commandstats: CLIENT UNBLOCK ERROR fails the blocked command" {
+    r $c CONFIG RESETSTAT
+    r $c DEL srv:nolist
+    set x [client $srv]
+    set id [r $x CLIENT ID]
+    send_cmd $x BLPOP srv:nolist 0
+    wait_for {[dict get [server_info $c clients] blocked_clients] == 1}
+    assert_equal 1 [r $c CLIENT UNBLOCK $id ERROR]
+    assert_error "UNBLOCKED*" {read_reply $x}
+    assert_match "calls=1,*,rejected_calls=0,failed_calls=1" [dict get [server_info $c commandstats] cmdstat_blpop]
+    assert_match "*count=1*" [dict get [server_info $c errorstats] errorstat_UNBLOCKED]
+    close_client $x
+}
+
+test "INFO has Redis' memory, persistence, stats and CPU fields" {
+    set info [server_info $c]
+    foreach f {used_memory_overhead used_memory_startup used_memory_dataset_perc allocator_allocated
+               allocator_active allocator_resident total_system_memory allocator_frag_ratio
+               mem_fragmentation_bytes mem_clients_normal rdb_saves aof_rewrites
+               instantaneous_input_kbps instantaneous_output_kbps sync_full pubsubshard_channels
+               reply_buffer_shrinks used_cpu_sys_main_thread used_cpu_user_main_thread
+               current_eviction_exceeded_time expire_cycle_cpu_milliseconds clients_in_timeout_table} {
+        assert {[dict exists $info $f]} "INFO has $f"
+    }
+    assert {[dict get $info used_memory_startup] > 0}
+    assert {[dict get $info used_memory_overhead] >= [dict get $info used_memory_startup]}
+    # Redis' section order, with the module list after CPU
+    set order {}
+    foreach line [split [r $c INFO EVERYTHING] \n] {
+        if {[string match "# *" $line]} { lappend order [string trim [string range $line 2 end]] }
+    }
+    assert_equal {Server Clients Memory Persistence Stats Replication CPU Modules Commandstats Errorstats Latencystats Cluster Keyspace} $order
+}
+
 test "CONFIG RESETSTAT" {
     r $c PING
     r $c PING
@@ -628,6 +735,18 @@ test "SLOWLOG records commands when slowlog-log-slower-than is 0" {
     assert $found "SET slow:k value logged"
     r $c CLIENT SETNAME ""
     r $c CONFIG SET slowlog-log-slower-than 10000
+}
+
+test "SLOWLOG shows rewritten commands as sent" {
+    r $c SADD slow:set a b c
+    r $c CONFIG SET slowlog-log-slower-than 0
+    r $c SLOWLOG RESET
+    r $c SPOP slow:set 10
+    r $c CONFIG SET slowlog-log-slower-than 10000
+    set logged {}
+    foreach e [r $c SLOWLOG GET -1] { lappend logged [lindex $e 3] }
+    assert {{SPOP slow:set 10} in $logged} "SPOP as sent in $logged"
+    assert {{DEL slow:set} ni $logged}
 }
 
 test "SLOWLOG RESET and LEN" {
@@ -752,6 +871,31 @@ test "MONITOR escapes binary arguments and redacts AUTH" {
     catch {r $x AUTH secret}
     assert_match {*\[0 127.0.0.1:*\] "SET" "mon:bin" "a\\x00\\"\\n"} [read_reply $m]
     assert_match {*"AUTH" "(redacted)"} [read_reply $m]
+    close_client $x
+    close_client $m
+}
+
+test "MONITOR shows commands as sent, after they ran" {
+    set m [client $srv]
+    r $m MONITOR
+    set x [client $srv]
+    r $x MULTI
+    r $x SET mon:t v
+    r $x EXEC
+    r $x SADD mon:s a b c
+    r $x SPOP mon:s 10
+    r $x GETSET mon:t w
+    # the commands of a transaction come before its EXEC
+    assert_match {*"MULTI"} [read_reply $m]
+    assert_match {*"SET" "mon:t" "v"} [read_reply $m]
+    assert_match {*"EXEC"} [read_reply $m]
+    assert_match {*"SADD" "mon:s" "a" "b" "c"} [read_reply $m]
+    # not the forms they are propagated as (DEL, SET)
+    assert_match {*"SPOP" "mon:s" "10"} [read_reply $m]
+    assert_match {*"GETSET" "mon:t" "w"} [read_reply $m]
+    # RESET leaves MONITOR before it would be shown to its own client
+    assert_equal RESET [r $m RESET]
+    assert {![string match {*flags=O*} [r $x CLIENT LIST]]}
     close_client $x
     close_client $m
 }
