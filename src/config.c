@@ -1,5 +1,6 @@
-/* config: the directive table, the config file / command-line parser and the
- * CONFIG command. Owns every value in `cfg` (config.h).
+/* config: the directive table, the config file / command-line parser and
+ * CONFIG REWRITE. Owns every value in `cfg` (config.h); the CONFIG command
+ * itself is in configcmd.c, which reaches the table through directive.h.
  *
  * Data enters through one setter per directive, so the same validation and
  * error texts apply everywhere: configInitDefaults() feeds each directive its
@@ -7,8 +8,8 @@
  * command-line overrides, CONFIG SET feeds client arguments. Data leaves as
  * plain cfg fields read by the rest of the server, as strings for CONFIG GET
  * (the exact Redis 7.0 renderings) and as lines for CONFIG REWRITE. Modules
- * that must react to a runtime change register a hook in cfgHooks; config.c
- * calls it after CONFIG SET and rolls the whole call back if it fails.
+ * that must react to a runtime change register a hook in cfgHooks; CONFIG
+ * SET calls it after storing and rolls the whole call back if it fails.
  *
  * Defaults are written in CONFIG GET form on purpose: "differs from the
  * default" (which decides what CONFIG REWRITE appends) is then a string
@@ -17,6 +18,7 @@
 
 #define _GNU_SOURCE /* realpath, glob, fchmod under a strict -std= */
 #include "server.h"
+#include "directive.h"
 #include "latency.h"
 
 #include <errno.h>
@@ -35,63 +37,8 @@ cairnConfig cfg;
 configHooks cfgHooks;
 
 /* ------------------------------------------------------------------------
- * Directive descriptions
+ * Enumerated values (the row layout is in directive.h)
  * --------------------------------------------------------------------- */
-
-enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
-
-#define F_IMMUTABLE (1 << 0) /* file / command line only */
-#define F_PROTECTED (1 << 1) /* CONFIG SET needs enable-protected-configs */
-#define F_SENSITIVE (1 << 2) /* secrets (requirepass, masterauth) */
-#define F_MULTIARG  (1 << 3) /* the value is a list of words */
-#define F_EMPTYNULL (1 << 4) /* string: "" stores NULL (means "none") */
-#define F_MEMORY    (1 << 5) /* number: accepts 1k, 5mb, 2gb ... */
-#define F_OCTAL     (1 << 6)
-#define F_PERCENT   (1 << 7)  /* memory or "N%", stored as -N */
-#define F_BITFLAGS  (1 << 8)  /* enum: several names OR'ed together */
-#define F_NEEDHOOK  (1 << 9)  /* can only change once its apply hook is set */
-#define F_QUOTE     (1 << 10) /* special: CONFIG REWRITE quotes the value */
-#define F_ALWAYS    (1 << 11) /* CONFIG REWRITE writes it even if default */
-#define F_BASENAME  (1 << 12) /* string: a file name, not a path */
-#define F_NONEMPTY  (1 << 13) /* string: "" refused */
-#define F_HIDDEN    (1 << 14) /* CONFIG GET shows it only when asked by its exact name */
-#define F_BINARY    (1 << 15) /* string: binary safe, the field holds an sds */
-#define F_NOGET     (1 << 16) /* file only, never shown by CONFIG GET */
-
-/* Storage width of a numeric field, so one table row serves int, unsigned,
- * long long ... fields without per-type code. */
-enum { W_INT, W_UINT, W_LONG, W_ULONG, W_LL, W_ULL };
-// clang-format off
-#define WIDTH(f) _Generic((f), int: W_INT, unsigned int: W_UINT, long: W_LONG, \
-    unsigned long: W_ULONG, long long: W_LL, unsigned long long: W_ULL)
-// clang-format on
-
-typedef struct configEnum {
-    const char *name;
-    int val;
-} configEnum;
-
-struct rewriteState;
-
-typedef struct directive {
-    const char *name, *alias;
-    int type, flags;
-    void *ptr; /* into cfg */
-    int width;
-    long long min, max;
-    const char *def; /* default in CONFIG GET form; NULL = null string */
-    const configEnum *enums;
-    /* bool/number/enum: veto or adjust a parsed value */
-    int (*check)(long long *v, const char **err);
-    const char *refuse; /* bool: why "yes" is not accepted (yet) */
-    /* string: validate */
-    int (*valid)(const char *s, const char **err);
-    /* special */
-    int (*set)(sds *argv, int argc, const char **err);
-    sds (*get)(void);
-    void (*rewrite)(struct rewriteState *st, int idx);
-    configApplyFn **apply; /* slot in cfgHooks */
-} directive;
 
 /* Names in the order Redis lists them in its error messages. */
 // clang-format off
@@ -329,7 +276,7 @@ static int directiveSet(const directive *d, sds *argv, int argc, const char **er
 }
 
 /* The value as CONFIG GET shows it. */
-static sds directiveGet(const directive *d) {
+sds directiveGet(const directive *d) {
     switch (d->type) {
         case T_BOOL:
             return sdsnew(*(int *)d->ptr ? "yes" : "no");
@@ -353,7 +300,7 @@ static sds directiveGet(const directive *d) {
 
 /* CONFIG SET hands values over as one string: multi-word values are split
  * on single spaces like Redis does (so "" means an empty list). */
-static int directiveSetString(const directive *d, sds value, const char **err) {
+int directiveSetString(const directive *d, sds value, const char **err) {
     if (!(d->flags & F_MULTIARG)) return directiveSet(d, &value, 1, err);
     int argc;
     sds *argv = sdssplitlen(value, (ssize_t)sdslen(value), " ", 1, &argc);
@@ -756,7 +703,7 @@ static void cobRewrite(rewriteState *st, int idx) {
 /* Bounds are Redis 7.0's (they show in error messages); unsigned fields stop
  * at LLONG_MAX like Redis' memory parser. Order is the CONFIG GET * order and
  * the order CONFIG REWRITE appends in. */
-static const directive directives[] = {
+const directive directives[] = {
     /* General */
     B("daemonize", NULL, IMM, daemonize, "no"),
     S("pidfile", NULL, IMM | F_EMPTYNULL, pidfile, NULL),
@@ -921,6 +868,7 @@ static const directive directives[] = {
 // clang-format on
 
 #define NDIRS ((int)(sizeof(directives) / sizeof(directives[0])))
+const int directiveCount = NDIRS;
 
 /* Redis 7.0 still accepts these in a config file and ignores them. */
 static const char *deprecatedDirectives[] = {"list-max-ziplist-entries", "list-max-ziplist-value",
@@ -929,7 +877,7 @@ static const char *deprecatedDirectives[] = {"list-max-ziplist-entries", "list-m
 /* Index of the directive called `name` (or an alias of it), -1 if none.
  * *shown receives the spelling Redis uses for it in messages: the table
  * name or alias that matched. */
-static int lookupDirective(const char *name, const char **shown) {
+int lookupDirective(const char *name, const char **shown) {
     for (int i = 0; i < NDIRS; i++) {
         const directive *d = &directives[i];
         if (!strcasecmp(d->name, name) || (d->alias && !strcasecmp(d->alias, name))) {
@@ -1287,241 +1235,4 @@ done:
     free(real);
     errno = e;
     return ret;
-}
-
-/* ------------------------------------------------------------------------
- * CONFIG command
- * --------------------------------------------------------------------- */
-
-static int clientIsLocal(client *c) {
-    if (c->flags & CLIENT_UNIX_SOCKET) return 1;
-    return !strncmp(c->peer, "127.", 4) || !strncmp(c->peer, "[::1]:", 6) ||
-           !strncmp(c->peer, "::1:", 4);
-}
-
-int configAllowProtectedAction(int setting, client *c) {
-    return setting == DEBUG_CMD_YES || (setting == DEBUG_CMD_LOCAL && clientIsLocal(c));
-}
-
-static int nameSeen(const char **names, int n, const char *name) {
-    for (int k = 0; k < n; k++)
-        if (!strcasecmp(names[k], name)) return 1;
-    return 0;
-}
-
-static void configGet(client *c) {
-    int max = NDIRS * 2 + c->argc, n = 0;
-    const char **names = zmalloc(sizeof(char *) * (size_t)max);
-    int *idx = zmalloc(sizeof(int) * (size_t)max);
-    for (int j = 2; j < c->argc; j++) {
-        sds pat = c->argv[j]->ptr;
-        if (!strpbrk(pat, "[*?")) {
-            /* An exact name is echoed as typed, like Redis. */
-            int i = lookupDirective(pat, NULL);
-            if (i >= 0 && !(directives[i].flags & F_NOGET) && !nameSeen(names, n, pat)) {
-                names[n] = pat;
-                idx[n++] = i;
-            }
-            continue;
-        }
-        for (int i = 0; i < NDIRS; i++) {
-            const char *cand[2] = {directives[i].name, directives[i].alias};
-            if (directives[i].flags & (F_HIDDEN | F_NOGET)) continue;
-            for (int k = 0; k < 2; k++) {
-                if (!cand[k] || nameSeen(names, n, cand[k])) continue;
-                if (!stringmatchlen(pat, (int)sdslen(pat), cand[k], (int)strlen(cand[k]), 1))
-                    continue;
-                names[n] = cand[k];
-                idx[n++] = i;
-            }
-        }
-    }
-    replyMapLen(c, n);
-    for (int k = 0; k < n; k++) {
-        replyBulkCString(c, names[k]);
-        replyBulkSds(c, directiveGet(&directives[idx[k]]));
-    }
-    zfree(names);
-    zfree(idx);
-}
-
-/* Put back the values saved before a failed CONFIG SET. */
-static void restoreValues(const int *idx, const char **shown, sds *old, int count) {
-    for (int i = 0; i < count; i++) {
-        const char *err = NULL;
-        if (!directiveSetString(&directives[idx[i]], old[i], &err))
-            serverLog(LL_WARNING,
-                      "Failed restoring failed CONFIG SET command. Error setting %s to '%s': %s",
-                      shown[i], old[i], err ? err : "");
-    }
-}
-
-/* All-or-nothing: every name is checked before anything is stored, every
- * value is stored before any hook runs, and any failure puts every value of
- * this call back (and re-runs the hooks for the restored values). */
-static void configSet(client *c) {
-    if (c->argc < 4) {
-        replyError(c, "ERR wrong number of arguments for 'config|set' command");
-        return;
-    }
-    if (c->argc & 1) {
-        replyErrorSyntax(c);
-        return;
-    }
-    int n = (c->argc - 2) / 2, nfns = 0, unknown = 0;
-    int *idx = zmalloc(sizeof(int) * (size_t)n), *fnOwner = zmalloc(sizeof(int) * (size_t)n);
-    const char **shown = zmalloc(sizeof(char *) * (size_t)n);
-    configApplyFn **fns = zmalloc(sizeof(configApplyFn *) * (size_t)n);
-    sds *old = zcalloc(sizeof(sds) * (size_t)n), msg = NULL;
-    const char *err = NULL, *errname = NULL;
-
-    for (int i = 0; i < n && !errname; i++) {
-        const char *name = c->argv[2 + 2 * i]->ptr;
-        idx[i] = lookupDirective(name, &shown[i]);
-        const directive *d = idx[i] >= 0 ? &directives[idx[i]] : NULL;
-        if (!d)
-            unknown = 1;
-        else if (d->flags & F_IMMUTABLE)
-            err = "can't set immutable config";
-        else if ((d->flags & F_PROTECTED) &&
-                 !configAllowProtectedAction(cfg.enable_protected_configs, c))
-            err = "can't set protected config";
-        for (int j = 0; j < i && d && !err; j++)
-            if (idx[j] == idx[i]) err = "duplicate parameter";
-        if (unknown || err) errname = name;
-    }
-    for (int i = 0; i < n && !errname; i++) old[i] = directiveGet(&directives[idx[i]]);
-    for (int i = 0; i < n && !errname; i++) {
-        const directive *d = &directives[idx[i]];
-        if (!directiveSetString(d, c->argv[3 + 2 * i]->ptr, &err)) {
-            errname = shown[i];
-            msg = sdsnew(err); /* err may point into errbuf, which restoring reuses */
-            restoreValues(idx, shown, old, i + 1);
-            break;
-        }
-        if (!d->apply) continue;
-        sds now = directiveGet(d);
-        int changed = strcmp(now, old[i]) != 0, known = 0;
-        sdsfree(now);
-        if (changed && !*d->apply && (d->flags & F_NEEDHOOK)) {
-            /* Checked after parsing so bad values get their usual error. */
-            errname = shown[i];
-            msg = sdsnew("can't set immutable config");
-            restoreValues(idx, shown, old, i + 1);
-            break;
-        }
-        if (!*d->apply) continue;
-        for (int j = 0; j < nfns; j++) known |= fns[j] == *d->apply;
-        if (changed && !known) {
-            fns[nfns] = *d->apply;
-            fnOwner[nfns++] = i;
-        }
-    }
-    for (int f = 0; f < nfns && !errname; f++) {
-        err = NULL;
-        if (fns[f](&err)) continue;
-        errname = shown[fnOwner[f]];
-        msg = err ? sdsnew(err) : NULL;
-        serverLog(LL_WARNING,
-                  "Failed applying new configuration. Possibly related to new %s setting. "
-                  "Restoring previous settings.",
-                  errname);
-        restoreValues(idx, shown, old, n);
-        for (int g = 0; g < nfns; g++) {
-            const char *e2 = NULL;
-            if (!fns[g](&e2))
-                serverLog(LL_WARNING, "Failed applying restored configuration: %s", e2 ? e2 : "");
-        }
-        err = NULL;
-    }
-
-    if (!errname)
-        replyOk(c);
-    else if (unknown)
-        replyErrorFormat(c, "ERR Unknown option or number of arguments for CONFIG SET - '%s'",
-                         errname);
-    else if (msg || err)
-        replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s') - %s",
-                         errname, msg ? msg : err);
-    else
-        replyErrorFormat(c, "ERR CONFIG SET failed (possibly related to argument '%s')", errname);
-    for (int i = 0; i < n; i++) sdsfree(old[i]);
-    sdsfree(msg);
-    zfree(old);
-    zfree(idx);
-    zfree(fnOwner);
-    zfree(shown);
-    zfree(fns);
-}
-
-static void configRewriteCommand(client *c) {
-    const char *path = configFilePath();
-    if (!path) {
-        replyError(c, "ERR The server is running without a config file");
-        return;
-    }
-    if (configRewrite(path) == -1) {
-        const char *why = strerror(errno);
-        serverLog(LL_WARNING, "CONFIG REWRITE failed: %s", why);
-        replyErrorFormat(c, "ERR Rewriting config file: %s", why);
-        return;
-    }
-    serverLog(LL_NOTICE, "CONFIG REWRITE executed with success.");
-    replyOk(c);
-}
-
-static const char *configHelp[] = {
-    "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-    "GET <pattern>",
-    "    Return parameters matching the glob-like <pattern> and their values.",
-    "SET <directive> <value>",
-    "    Set the configuration <directive> to <value>.",
-    "RESETSTAT",
-    "    Reset statistics reported by the INFO command.",
-    "REWRITE",
-    "    Rewrite the configuration file.",
-    "HELP",
-    "    Prints this help.",
-    NULL,
-};
-
-void configCommand(client *c) {
-    if (c->argc < 2) {
-        replyError(c, "ERR wrong number of arguments for 'config' command");
-        return;
-    }
-    robj *sub = c->argv[1];
-    const char *arity = NULL;
-    if (argEq(sub, "get")) {
-        if (c->argc >= 3)
-            configGet(c);
-        else
-            arity = "get";
-    } else if (argEq(sub, "set")) {
-        configSet(c);
-    } else if (argEq(sub, "resetstat")) {
-        if (c->argc == 2) {
-            resetServerStats();
-            replyOk(c);
-        } else {
-            arity = "resetstat";
-        }
-    } else if (argEq(sub, "rewrite")) {
-        if (c->argc == 2)
-            configRewriteCommand(c);
-        else
-            arity = "rewrite";
-    } else if (argEq(sub, "help")) {
-        if (c->argc == 2) {
-            int n = 0;
-            while (configHelp[n]) n++;
-            replyArrayLen(c, n);
-            for (int k = 0; k < n; k++) replyStatusC(c, configHelp[k]);
-        } else {
-            arity = "help";
-        }
-    } else {
-        replyErrorFormat(c, "ERR unknown subcommand '%.128s'. Try CONFIG HELP.", (char *)sub->ptr);
-    }
-    if (arity) replyErrorFormat(c, "ERR wrong number of arguments for 'config|%s' command", arity);
 }
