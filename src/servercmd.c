@@ -15,22 +15,34 @@ void timeCommand(client *c) {
 void lastsaveCommand(client *c) { replyLongLong(c, server.stat_starttime); }
 
 void shutdownCommand(client *c) {
-    int flags = SHUTDOWN_NOFLAGS;
+    int flags = SHUTDOWN_NOFLAGS, abort = 0;
     for (int j = 1; j < c->argc; j++) {
         if (argEq(c->argv[j], "nosave")) flags |= SHUTDOWN_NOSAVE;
         else if (argEq(c->argv[j], "save")) flags |= SHUTDOWN_SAVE;
         else if (argEq(c->argv[j], "now")) flags |= SHUTDOWN_NOW;
         else if (argEq(c->argv[j], "force")) flags |= SHUTDOWN_FORCE;
-        else if (argEq(c->argv[j], "abort")) {
-            replyError(c, "ERR No shutdown in progress.");
-            return;
-        } else {
+        else if (argEq(c->argv[j], "abort")) abort = 1;
+        else {
             replyErrorSyntax(c);
             return;
         }
     }
-    if ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE)) {
+    if ((abort && flags != SHUTDOWN_NOFLAGS) ||
+        ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE))) {
         replyErrorSyntax(c);
+        return;
+    }
+    if (abort) {
+        /* Only a shutdown requested by SIGTERM/SIGINT can still be pending:
+         * the cron carries it out on its next tick (or never, while DEBUG
+         * PAUSE-CRON holds it). SHUTDOWN itself runs to completion. */
+        if (!server.shutdown_asap) {
+            replyError(c, "ERR No shutdown in progress.");
+            return;
+        }
+        server.shutdown_asap = 0;
+        serverLog(LL_NOTICE, "Shutdown manually aborted.");
+        replyOk(c);
         return;
     }
     if (prepareForShutdown(flags) == C_OK) exit(0);

@@ -953,6 +953,26 @@ test "SHUTDOWN NOSAVE stops the server" {
     stop_server $ssrv
 }
 
+test "SHUTDOWN ABORT cancels a shutdown requested by SIGTERM" {
+    set ssrv [start_server -args {--enable-debug-command yes}]
+    set x [client $ssrv]
+    assert_error "ERR No shutdown in progress." {r $x SHUTDOWN ABORT}
+    assert_error "ERR syntax error" {r $x SHUTDOWN ABORT NOSAVE}
+    # With the cron held, the signal's shutdown stays pending until ABORT.
+    r $x DEBUG PAUSE-CRON 1
+    ::cairn_h::signal [dict get $ssrv pid] TERM
+    wait_for {[string match "*Received SIGTERM*" [log_tail $ssrv 5]]} 5000 "no SIGTERM logged"
+    assert_equal OK [r $x SHUTDOWN ABORT]
+    assert_match "*Shutdown manually aborted*" [log_tail $ssrv 5]
+    assert_error "ERR No shutdown in progress." {r $x SHUTDOWN ABORT}
+    r $x DEBUG PAUSE-CRON 0
+    after 300
+    assert [server_alive $ssrv]
+    assert_equal PONG [r $x PING]
+    close_client $x
+    stop_server $ssrv
+}
+
 test "restart_server keeps port and dir" {
     set rsrv [start_server]
     set x [client $rsrv]
