@@ -61,6 +61,13 @@ client *clientCreate(connection *conn, int flags) {
 void clientFreeArgv(client *c) {
     clientFreeOriginalArgv(c);
     for (int j = 0; j < c->argc; j++) decrRefCount(c->argv[j]);
+    /* Like the parser's argument array (respReset): only ordinary sizes
+     * are kept for reuse. */
+    if (c->argv_len > RESP_ARGS_KEEP) {
+        zfree(c->argv);
+        c->argv = NULL;
+        c->argv_len = 0;
+    }
     c->argc = 0;
     c->argv_len_sum = 0;
     c->cmd = NULL;

@@ -32,6 +32,14 @@ void respReset(respRequest *r) {
         zfree(r->inline_argv);
         r->inline_argv = NULL;
     }
+    /* An array grown for a request with many arguments is not kept for
+     * the next one: one 100k-argument command would otherwise pin 2 MB per
+     * connection for good. Ordinary requests keep reusing theirs. */
+    if (r->argcap > RESP_ARGS_KEEP) {
+        zfree(r->args);
+        r->args = NULL;
+        r->argcap = 0;
+    }
     r->type = RESP_REQ_UNKNOWN;
     r->multibulk_left = 0;
     r->bulklen = -1;

@@ -24,6 +24,10 @@
 #define RESP_DONE      1 /* a request is complete (argc may be 0: ignore it) */
 #define RESP_ERROR     2 /* protocol error: err holds the reply text */
 
+/* Argument arrays (the parser's and a client's argv) up to this many
+ * entries are kept from one request to the next; bigger ones are freed. */
+#define RESP_ARGS_KEEP 1024
+
 typedef struct respArg {
     size_t off;
     size_t len;

@@ -417,4 +417,19 @@ test "RESP3 error replies keep the same text" {
     close_client $x
 }
 
+test "a command with 100,000 arguments leaves no memory pinned to its client" {
+    # The parser's argument array and the client's argv grow for a request
+    # that big (3 MB together); they must not stay that size afterwards.
+    set x [client $srv]
+    set base [info_field $x used_memory memory]
+    set keys {}
+    for {set i 0} {$i < 100000} {incr i} { lappend keys $i }
+    assert_equal 0 [r $x EXISTS {*}$keys]
+    r $x PING
+    # The query buffer shrinks in the cron once the client is idle.
+    wait_for {[info_field $x used_memory memory] - $base < 300000} 5000 \
+        "used_memory still [expr {[info_field $x used_memory memory] - $base}] bytes above the start"
+    close_client $x
+}
+
 finish
