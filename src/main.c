@@ -245,6 +245,52 @@ static int applyHz(const char **err) {
     return 1;
 }
 
+/* oom-score-adj: the kernel's OOM-killer bias of this process, as Redis
+ * sets it. The value found before cairn first touched it is the base:
+ * "relative" adds the configured value to it, "absolute" replaces it, and
+ * turning the setting off writes the base back. Replicas and fork children
+ * (the other two oom-score-adj-values) arrive with replication and
+ * snapshots; today the process is always a primary. */
+static int applyOomScoreAdj(const char **err) {
+    static int adjusted, base;
+    char buf[32];
+    int val;
+    if (cfg.oom_score_adj != OOM_SCORE_ADJ_NO) {
+        if (!adjusted) {
+            int fd = open("/proc/self/oom_score_adj", O_RDONLY);
+            ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+            if (fd >= 0) close(fd);
+            if (n < 0) {
+                serverLog(LL_WARNING, "Unable to read oom_score_adj: %s", strerror(errno));
+                *err = "Failed to set current oom_score_adj. Check server logs.";
+                return 0;
+            }
+            buf[n] = '\0';
+            base = atoi(buf);
+            adjusted = 1;
+        }
+        val = cfg.oom_score_adj_values[0];
+        if (cfg.oom_score_adj == OOM_SCORE_RELATIVE) val += base;
+        if (val > 1000) val = 1000;
+        if (val < -1000) val = -1000;
+    } else if (adjusted) {
+        adjusted = 0;
+        val = base;
+    } else {
+        return 1;
+    }
+    int len = snprintf(buf, sizeof(buf), "%d\n", val);
+    int fd = open("/proc/self/oom_score_adj", O_WRONLY);
+    if (fd < 0 || write(fd, buf, (size_t)len) != len) {
+        serverLog(LL_WARNING, "Unable to write oom_score_adj: %s", strerror(errno));
+        if (fd >= 0) close(fd);
+        *err = "Failed to set current oom_score_adj. Check server logs.";
+        return 0;
+    }
+    close(fd);
+    return 1;
+}
+
 static void daemonize(void) {
     if (fork() != 0) exit(0);
     setsid();
@@ -406,6 +452,10 @@ int main(int argc, char **argv) {
     cfgHooks.apply_bind = applyBind;
     cfgHooks.apply_maxclients = applyMaxclients;
     cfgHooks.apply_hz = applyHz;
+    cfgHooks.apply_oom_score_adj = applyOomScoreAdj;
+    /* Like Redis, a failure here is logged and start-up goes on. */
+    const char *oom_err = NULL;
+    (void)applyOomScoreAdj(&oom_err);
     elAddTimer(server.el, 1, serverCron, NULL);
     elSetBeforeSleep(server.el, beforeSleep);
     elSetAfterSleep(server.el, afterSleep);

@@ -350,4 +350,34 @@ test "maxclients rejects the extra connection with Redis' error" {
     r $c CONFIG SET maxclients 10000
 }
 
+test "oom-score-adj sets the process's OOM score, relative or absolute, and restores it" {
+    proc oom_of {srv} {
+        set fd [open "/proc/[dict get $srv pid]/oom_score_adj" r]
+        set v [string trim [read $fd]]
+        close $fd
+        return $v
+    }
+    set osrv [start_server]
+    set x [client $osrv]
+    set base [oom_of $osrv]
+    r $x CONFIG SET oom-score-adj-values "10 20 30"
+    assert_equal $base [oom_of $osrv] ;# off: values alone change nothing
+    r $x CONFIG SET oom-score-adj yes
+    assert_equal [expr {$base + 10}] [oom_of $osrv]
+    r $x CONFIG SET oom-score-adj-values "15 20 30"
+    assert_equal [expr {$base + 15}] [oom_of $osrv]
+    r $x CONFIG SET oom-score-adj absolute
+    assert_equal 15 [oom_of $osrv]
+    r $x CONFIG SET oom-score-adj-values "2000 2000 2000"
+    assert_equal 1000 [oom_of $osrv] ;# clamped to the kernel's range
+    r $x CONFIG SET oom-score-adj no
+    assert_equal $base [oom_of $osrv]
+    close_client $x
+    stop_server $osrv
+
+    set osrv [start_server -args {--oom-score-adj yes --oom-score-adj-values "7 20 30"}]
+    assert_equal [expr {$base + 7}] [oom_of $osrv]
+    stop_server $osrv
+}
+
 finish
