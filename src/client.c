@@ -30,12 +30,11 @@ static void clientReadHandler(connection *conn);
 static void clientWriteHandler(connection *conn);
 
 client *clientCreate(connection *conn, int flags) {
-    /* The static reply buffer lives in the same allocation as the client. */
-    size_t usable;
-    client *c = zmalloc_usable(sizeof(client) + PROTO_REPLY_CHUNK_BYTES, &usable);
+    client *c = zmalloc(sizeof(client));
     memset(c, 0, sizeof(*c));
-    c->buf = (char *)(c + 1);
-    c->buf_size = usable - sizeof(client);
+    /* A separate allocation: the cron resizes it to what the client uses. */
+    c->buf = zmalloc_usable(PROTO_REPLY_CHUNK_BYTES, &c->buf_size);
+    c->buf_peak_reset_ms = server.unixtime_ms;
     c->id = server.next_client_id++;
     c->flags = flags;
     c->conn = conn;
@@ -120,6 +119,7 @@ void clientFree(client *c) {
         clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
     clientFreeArgv(c);
     zfree(c->argv);
+    zfree(c->buf);
     respFree(&c->req);
     sdsfree(c->querybuf);
     sdsfree(c->name);
@@ -313,6 +313,9 @@ int clientWrite(client *c, int handler_installed) {
             if (cnt) break;
         }
         total += n;
+        /* bufpos only grows until the buffer is written, so its peak is
+         * seen here, without a check on every append. */
+        if (c->bufpos > c->buf_peak) c->buf_peak = c->bufpos;
         /* Consume n bytes from the front of the output. */
         size_t left = (size_t)(n > 0 ? n : 0);
         if (c->bufpos > 0) {
@@ -547,6 +550,42 @@ static void clientResizeQueryBuffer(client *c) {
     if (bulklen != -1 && (size_t)bulklen > c->querybuf_peak) c->querybuf_peak = (size_t)bulklen;
 }
 
+/* Reply buffer sizing, Redis 7.0's policy: DEBUG REPLYBUFFER changes these. */
+static long reply_buffer_peak_reset_ms = 5000; /* -1: never reset the peak */
+static int reply_buffer_resizing = 1;
+
+void clientSetReplyBufferPeakReset(long ms) { reply_buffer_peak_reset_ms = ms; }
+void clientSetReplyBufferResizing(int on) { reply_buffer_resizing = on; }
+
+/* Shrink the static reply buffer of a client that used less than half of
+ * it since the last peak reset (down to 1 KB: an idle connection then
+ * costs ~1 KB instead of 16), or double it (up to 16 KB) when it filled.
+ * What is waiting to be written moves with it. */
+static void clientResizeReplyBuffer(client *c) {
+    size_t size = 0;
+    /* Unwritten output may not have been counted in the peak yet. */
+    size_t peak = c->buf_peak > c->bufpos ? c->buf_peak : c->bufpos;
+    if (reply_buffer_resizing) {
+        if (c->buf_size / 2 >= PROTO_REPLY_MIN_BYTES && peak < c->buf_size / 2) {
+            size = peak + 1 > PROTO_REPLY_MIN_BYTES ? peak + 1 : PROTO_REPLY_MIN_BYTES;
+            server.stat_reply_buffer_shrinks++;
+        } else if (c->buf_size < PROTO_REPLY_CHUNK_BYTES && peak == c->buf_size) {
+            size = c->buf_size * 2 < PROTO_REPLY_CHUNK_BYTES ? c->buf_size * 2 : PROTO_REPLY_CHUNK_BYTES;
+            server.stat_reply_buffer_expands++;
+        }
+    }
+    if (reply_buffer_peak_reset_ms >= 0 &&
+        server.unixtime_ms - c->buf_peak_reset_ms >= reply_buffer_peak_reset_ms) {
+        c->buf_peak = c->bufpos;
+        c->buf_peak_reset_ms = server.unixtime_ms;
+    }
+    if (!size) return;
+    char *old = c->buf;
+    c->buf = zmalloc_usable(size, &c->buf_size);
+    memcpy(c->buf, old, c->bufpos);
+    zfree(old);
+}
+
 int clientsCron(void) {
     static client *cursor = NULL; /* resumes where the last call stopped */
     unsigned long numclients = server.nclients;
@@ -572,6 +611,7 @@ int clientsCron(void) {
                 clientFreeAsync(c);
             } else {
                 clientResizeQueryBuffer(c);
+                clientResizeReplyBuffer(c);
                 if (c->reply_head && c->obuf_soft_limit_reached_time) clientCheckOutputLimits(c);
             }
         }
@@ -629,7 +669,7 @@ sds clientInfoString(sds s, client *c) {
         c->pubsub_patterns ? dictSize(c->pubsub_patterns) : 0,
         c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0,
         (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf,
-        qfree, c->argv_len_sum, c->buf_size, c->bufpos, obl, oll, c->reply_bytes, totmem, events,
+        qfree, c->argv_len_sum, c->buf_size, c->buf_peak, obl, oll, c->reply_bytes, totmem, events,
         c->lastcmd ? c->lastcmd->fullname : "NULL",
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp);
 }

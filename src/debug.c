@@ -136,6 +136,12 @@ void debugCommand(client *c) {
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
         "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
         "PAUSE-CRON <0|1>", "    Stop periodic cron job processing.",
+        "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
+        "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
+        "    In case NEVER is provided the last observed peak will never be reset",
+        "    In case RESET is provided the peak reset time will be restored to the default value",
+        "REPLYBUFFER RESIZING <0|1>",
+        "    Enable or disable the replay buffer resize cron job",
         "HTSTATS <dbid>", "    Return hash table statistics of the specified database.",
         "STRINGMATCH-LEN", "    Run a fuzz tester against the stringmatchlen() function.",
         "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
@@ -151,6 +157,25 @@ void debugCommand(client *c) {
         replyOk(c);
     } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
         active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+        replyOk(c);
+    } else if (!strcasecmp(sub, "replybuffer") && c->argc == 4) {
+        const char *what = c->argv[2]->ptr, *val = c->argv[3]->ptr;
+        if (!strcasecmp(what, "peak-reset-time")) {
+            long ms;
+            if (!strcasecmp(val, "never")) {
+                ms = -1;
+            } else if (!strcasecmp(val, "reset")) {
+                ms = 5000;
+            } else if (getLongFromObjectOrReply(c, c->argv[3], &ms, NULL) != C_OK) {
+                return;
+            }
+            clientSetReplyBufferPeakReset(ms);
+        } else if (!strcasecmp(what, "resizing")) {
+            clientSetReplyBufferResizing(atoi(val) != 0);
+        } else {
+            replyErrorSubcommand(c);
+            return;
+        }
         replyOk(c);
     } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
         cron_paused = atoi(c->argv[2]->ptr) != 0;

@@ -373,8 +373,8 @@ static sds infoStats(sds s) {
         "total_writes_processed:%lld\r\n"
         "io_threaded_reads_processed:0\r\n"
         "io_threaded_writes_processed:0\r\n"
-        "reply_buffer_shrinks:0\r\n"
-        "reply_buffer_expands:0\r\n"
+        "reply_buffer_shrinks:%lld\r\n"
+        "reply_buffer_expands:%lld\r\n"
         "client_query_buffer_limit_disconnections:%lld\r\n"
         "client_output_buffer_limit_disconnections:%lld\r\n",
         server.stat_numconnections, server.stat_numcommands, opsPerSec(),
@@ -387,6 +387,7 @@ static sds infoStats(sds s) {
         trackingTotalKeys(), trackingTotalItems(), trackingTotalPrefixes(),
         server.stat_unexpected_error_replies, server.stat_total_error_replies,
         server.stat_io_reads_processed, server.stat_io_writes_processed,
+        server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);
 }
 

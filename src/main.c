@@ -59,6 +59,7 @@ void resetServerStats(void) {
     server.stat_io_reads_processed = server.stat_io_writes_processed = 0;
     server.stat_client_qbuf_limit_disconnections = 0;
     server.stat_client_outbuf_limit_disconnections = 0;
+    server.stat_reply_buffer_shrinks = server.stat_reply_buffer_expands = 0;
     server.stat_evictedkeys = 0;
     commandResetStats();
     errorStatsReset();

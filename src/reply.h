@@ -34,6 +34,8 @@ typedef struct replyBlock {
 
 /* Size of the static per-client buffer and of ordinary reply blocks. */
 #define PROTO_REPLY_CHUNK_BYTES (16 * 1024)
+/* The smallest a client's static reply buffer shrinks to when idle. */
+#define PROTO_REPLY_MIN_BYTES 1024
 
 void replyBegin(struct client *c);
 /* Appends bytes; the out-of-line part handles spilling into blocks. */

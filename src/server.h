@@ -207,7 +207,9 @@ typedef struct client {
     size_t reply_bytes;       /* bytes held in blocks (capacity) */
     size_t sentlen;           /* bytes of c->buf or the head block already written */
     size_t bufpos;
-    size_t buf_size;
+    size_t buf_size;          /* c->buf's usable size: resized by the cron */
+    size_t buf_peak;          /* largest bufpos since buf_peak_reset_ms */
+    long long buf_peak_reset_ms;
     long long commands_processed;
     struct client *pending_next; /* in server.pending_writes */
     struct client *prev, *next;  /* all clients list */
@@ -302,6 +304,7 @@ struct cairnServer {
     long long stat_io_reads_processed, stat_io_writes_processed;
     long long stat_client_qbuf_limit_disconnections;
     long long stat_client_outbuf_limit_disconnections;
+    long long stat_reply_buffer_shrinks, stat_reply_buffer_expands;
     long long stat_evictedkeys;
     long long stat_lookups;      /* dictionary lookups of the keyspace (debug counter) */
     dict *errors;                /* error code -> count, for INFO errorstats */
@@ -341,6 +344,10 @@ void clientAcceptUnix(eventLoop *el, int fd, void *data, int mask);
 int clientWrite(client *c, int handler_installed);
 void clientsHandlePendingWrites(void);
 int clientsCron(void);
+/* DEBUG REPLYBUFFER: how often a client's reply buffer peak restarts (-1:
+ * never) and whether the cron resizes reply buffers at all. */
+void clientSetReplyBufferPeakReset(long ms);
+void clientSetReplyBufferResizing(int on);
 const char *clientTypeName(client *c);
 int clientType(client *c);
 sds clientInfoString(sds s, client *c);

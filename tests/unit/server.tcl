@@ -953,6 +953,44 @@ test "SHUTDOWN NOSAVE stops the server" {
     stop_server $ssrv
 }
 
+test "reply buffers shrink to 1 KB when idle and grow back to 16 KB under big replies" {
+    set bsrv [start_server -args {--enable-debug-command yes}]
+    set x [client $bsrv]
+    set t [client $bsrv]
+    r $t CLIENT SETNAME rbtest
+    proc rbs_of {x} {
+        foreach line [split [string trim [r $x CLIENT LIST]] "\n"] {
+            if {[regexp {name=rbtest .*rbs=(\d+) rbp=(\d+)} $line -> rbs rbp]} { return $rbs }
+        }
+        error "client rbtest not found"
+    }
+    assert {[rbs_of $x] >= 16384}
+    r $x DEBUG REPLYBUFFER PEAK-RESET-TIME 100
+    wait_for {[rbs_of $x] >= 1024 && [rbs_of $x] < 2048} 5000 "idle buffer is [rbs_of $x] bytes"
+    assert {[info_field $x reply_buffer_shrinks stats] > 0}
+    set big [string repeat x 32768]
+    r $x SET bigval $big
+    r $x DEBUG REPLYBUFFER PEAK-RESET-TIME NEVER
+    # Each cron visit that finds the buffer filled doubles it, up to 16 KB;
+    # the replies stay intact while it moves.
+    wait_for {[string equal [r $t GET bigval] $big] && [rbs_of $x] >= 16384} 8000 \
+        "busy buffer is [rbs_of $x] bytes"
+    assert {[rbs_of $x] < 32768}
+    assert {[info_field $x reply_buffer_expands stats] > 0}
+    # With resizing off the size stays, however idle the client is.
+    r $x DEBUG REPLYBUFFER RESIZING 0
+    r $x DEBUG REPLYBUFFER PEAK-RESET-TIME 100
+    after 400
+    assert {[rbs_of $x] >= 16384}
+    r $x DEBUG REPLYBUFFER RESIZING 1
+    r $x DEBUG REPLYBUFFER PEAK-RESET-TIME RESET
+    assert_error "ERR unknown subcommand*" {r $x DEBUG REPLYBUFFER FOO 1}
+    assert_error "ERR value is not an integer*" {r $x DEBUG REPLYBUFFER PEAK-RESET-TIME soon}
+    close_client $t
+    close_client $x
+    stop_server $bsrv
+}
+
 test "SHUTDOWN ABORT cancels a shutdown requested by SIGTERM" {
     set ssrv [start_server -args {--enable-debug-command yes}]
     set x [client $ssrv]
