@@ -1,7 +1,9 @@
 /* reply: everything a command says back to its client.
  *
- * Output goes into a fixed per-client buffer (c->buf) and, once that is full
- * or a deferred length is pending, into a list of heap blocks. The shape of
+ * Output goes into a per-client buffer (c->buf, c->buf_size bytes; the
+ * client cron resizes it between 1 and 16 KB to what the client uses) and,
+ * once that is full or a deferred length is pending, into a list of heap
+ * blocks. The shape of
  * the hot path follows what profiles of Redis show:
  *  - replyBegin() is called once per command (by the command core) and once
  *    per out-of-command push (MONITOR feed, timeouts). It decides whether the
