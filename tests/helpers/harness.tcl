@@ -635,6 +635,43 @@ proc lookups {args} {
 # propagated: the stream bytes since the previous call (DEBUG PROPAGATED).
 proc propagated {} { return [r $::c DEBUG PROPAGATED] }
 
+# events_and_reply $p CMD arg...: sends the command and a PING on the RESP3
+# client p and returns what came back before the PONG, in stream order:
+# "reply" for the command's reply, the event name of each push message.
+proc events_and_reply {p args} {
+    send_cmd $p {*}$args
+    send_cmd $p PING
+    set out {}
+    while {1} {
+        set raw [read_raw_reply $p]
+        if {$raw eq "+PONG\r\n"} { return $out }
+        if {[string index $raw 0] eq ">"} {
+            if {![regexp {\$\d+\r\n([^\r]*)\r\n$} $raw -> event]} { error "bad push $raw" }
+            lappend out $event
+        } else {
+            lappend out reply
+        }
+    }
+}
+
+# check_events {CMD ORDER ...}: with every keyspace event class on, runs each
+# command on a RESP3 client subscribed to db 0's keyspace channel of $::srv
+# and asserts the order of its events and reply (see events_and_reply).
+proc check_events {cases} {
+    set p [client $::srv -resp 3]
+    r $::c CONFIG SET notify-keyspace-events KAmn
+    catch {
+        send_cmd $p PSUBSCRIBE __keyspace@0__:*
+        assert_equal {psubscribe __keyspace@0__:* 1} [read_push $p]
+        foreach {cmd order} $cases {
+            assert_equal $order [events_and_reply $p {*}$cmd] $cmd
+        }
+    } err
+    r $::c CONFIG SET notify-keyspace-events ""
+    close_client $p
+    if {$err ne ""} { error $err }
+}
+
 proc info_field {c field {section ""}} {
     set d [server_info $c $section]
     if {[dict exists $d $field]} { return [dict get $d $field] }

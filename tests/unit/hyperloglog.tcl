@@ -329,43 +329,9 @@ test "arity" {
     assert_error "ERR wrong number of arguments for 'pfselftest' command" {r $c PFSELFTEST x}
 }
 
-
 # ---------------------------------------------------------------------------
 # Keyspace events, and their order relative to the reply
 # ---------------------------------------------------------------------------
-
-# The events (keyspace channel) and the reply of a command, in the order a
-# RESP3 client subscribed to its own keys receives them.
-proc events_and_reply {p args} {
-    send_cmd $p {*}$args
-    send_cmd $p PING
-    set out {}
-    while {1} {
-        set raw [read_raw_reply $p]
-        if {$raw eq "+PONG\r\n"} { return $out }
-        if {[string index $raw 0] eq ">"} {
-            if {![regexp {\$\d+\r\n([^\r]*)\r\n$} $raw -> event]} { error "bad push $raw" }
-            lappend out $event
-        } else {
-            lappend out reply
-        }
-    }
-}
-
-proc check_events {cases} {
-    set p [client $::srv -resp 3]
-    r $::c CONFIG SET notify-keyspace-events KAmn
-    catch {
-        send_cmd $p PSUBSCRIBE __keyspace@0__:*
-        assert_equal {psubscribe __keyspace@0__:* 1} [read_push $p]
-        foreach {cmd order} $cases {
-            assert_equal $order [events_and_reply $p {*}$cmd] $cmd
-        }
-    } err
-    r $::c CONFIG SET notify-keyspace-events ""
-    close_client $p
-    if {$err ne ""} { error $err }
-}
 
 test "keyspace events of the PF commands, before the reply as in Redis" {
     r $c FLUSHALL

@@ -691,25 +691,6 @@ ntest "a RESP3 client gets its own notifications as push messages" {
     close_client $p
 }
 
-# r3_order $p CMD arg...: sends the command and a PING on the RESP3 client p
-# and returns what came back before the PONG, in stream order: "reply" for
-# the command's reply and the event name of each push message.
-proc r3_order {p args} {
-    send_cmd $p {*}$args
-    send_cmd $p PING
-    set out {}
-    while {1} {
-        set raw [read_raw_reply $p]
-        if {$raw eq "+PONG\r\n"} { return $out }
-        if {[string index $raw 0] eq ">"} {
-            if {![regexp {\$\d+\r\n([^\r]*)\r\n$} $raw -> event]} { error "bad push $raw" }
-            lappend out $event
-        } else {
-            lappend out reply
-        }
-    }
-}
-
 ntest "RESP3: the order of a command's own pushes and its reply" {
     fresh KAm
     set p [client $srv -resp 3]
@@ -760,7 +741,7 @@ ntest "RESP3: the order of a command's own pushes and its reply" {
         {GET nokey}             {keymiss reply}
         {EXISTS nokey}          {keymiss reply}
     } {
-        check $order [r3_order $p {*}$cmd] $cmd
+        check $order [events_and_reply $p {*}$cmd] $cmd
     }
     close_client $p
 }

@@ -535,25 +535,6 @@ test "notifications: sortstore on the destination, del when emptied" {
     close_client $s
 }
 
-# r3_order $p CMD arg...: sends the command and a PING on the RESP3 client p
-# and returns what came back before the PONG, in stream order: "reply" for
-# the command's reply and the event name of each push message.
-proc r3_order {p args} {
-    send_cmd $p {*}$args
-    send_cmd $p PING
-    set out {}
-    while {1} {
-        set raw [read_raw_reply $p]
-        if {$raw eq "+PONG\r\n"} { return $out }
-        if {[string index $raw 0] eq ">"} {
-            if {![regexp {\$\d+\r\n([^\r]*)\r\n$} $raw -> event]} { error "bad push $raw" }
-            lappend out $event
-        } else {
-            lappend out reply
-        }
-    }
-}
-
 test "RESP3: a command's own events come in Redis' order around the reply" {
     r $c FLUSHALL
     r $c CONFIG SET notify-keyspace-events KAm
@@ -564,13 +545,13 @@ test "RESP3: a command's own events come in Redis' order around the reply" {
     r $c SET v_2 x
     r $c SET d old
     assert_equal PONG [r $p PING]
-    assert_equal {sortstore reply} [r3_order $p SORT l STORE d]
-    assert_equal {sortstore reply} [r3_order $p SORT l STORE d2]
-    assert_equal {keymiss del reply} [r3_order $p SORT nokey STORE d]
-    assert_equal {keymiss reply} [r3_order $p SORT nokey STORE d]
-    assert_equal {keymiss reply} [r3_order $p SORT_RO nokey]
-    assert_equal {keymiss keymiss reply} [r3_order $p SORT l BY w_*]
-    assert_equal {keymiss sortstore reply} [r3_order $p SORT l GET v_* STORE d]
+    assert_equal {sortstore reply} [events_and_reply $p SORT l STORE d]
+    assert_equal {sortstore reply} [events_and_reply $p SORT l STORE d2]
+    assert_equal {keymiss del reply} [events_and_reply $p SORT nokey STORE d]
+    assert_equal {keymiss reply} [events_and_reply $p SORT nokey STORE d]
+    assert_equal {keymiss reply} [events_and_reply $p SORT_RO nokey]
+    assert_equal {keymiss keymiss reply} [events_and_reply $p SORT l BY w_*]
+    assert_equal {keymiss sortstore reply} [events_and_reply $p SORT l GET v_* STORE d]
     # GET: each keymiss push comes just before that element's null.
     send_cmd $p SORT l GET v_*
     send_cmd $p PING
