@@ -427,15 +427,18 @@ test "a client's query buffer shrinks back after a big argument" {
             set d [client_fields $line]
             if {[dict get $d name] eq "srv:qb"} { return [expr {[dict get $d qbuf] + [dict get $d qbuf-free]}] }
         }
+        error "client srv:qb not listed"
     }
     # a fresh client reads into 16 KB, not a greedily doubled buffer
     assert_range [qbuf_total $c] 16384 32767
+    # idle for more than 2 seconds: all of its free space is given back
+    wait_for {[qbuf_total $c] == 0} 8000
     r $x SET srv:big [string repeat A 100000]
     assert {[qbuf_total $c] > 100000}
-    # shrunk to the recent peak by the cron, then to nothing once unused
-    r $x PING
+    # over 32 KB and more than twice the recent peak: trimmed by the cron.
+    # (Where it settles depends on what the client sent between two cron
+    # visits, as in Redis, so only the trim is asserted.)
     wait_for {[qbuf_total $c] < 100000} 2000
-    wait_for {[qbuf_total $c] == 0} 5000
     close_client $x
 }
 
