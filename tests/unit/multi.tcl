@@ -97,9 +97,10 @@ test "WATCH is cleared by EXEC, DISCARD and UNWATCH" {
 }
 
 test "WATCH is broken by expiry" {
-    r $c SET e v PX 100
+    # WATCH must see the key alive: a TTL with room for a stalled machine.
+    r $c SET e v PX 500
     r $c WATCH e
-    after 200
+    after 550
     r $c MULTI
     r $c GET e
     assert_equal "*-1\r\n" [rraw $c EXEC]
