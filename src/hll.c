@@ -163,31 +163,25 @@ void hllCacheSet(uint8_t *h, uint64_t card) {
 int hllToDense(sds *sp) {
     uint8_t *s = (uint8_t *)*sp;
     if (s[HLL_ENC_OFFSET] == HLL_DENSE) return 0;
-    uint8_t *p = s + HLL_HDR_SIZE, *end = s + sdslen(*sp);
+    const uint8_t *p = s + HLL_HDR_SIZE, *end = s + sdslen(*sp);
     sds dense = sdsnewlen(NULL, HLL_DENSE_SIZE);
     uint8_t *d = (uint8_t *)dense;
     memcpy(d, s, HLL_HDR_SIZE);
     d[HLL_ENC_OFFSET] = HLL_DENSE;
     /* A VAL past the last register is corrupt on its own (even right after
      * a complete run); zero runs past it show in the final count. */
-    long idx = 0;
+    long idx = 0, run;
+    int val;
     while (p < end) {
-        if (HLL_OP_IS_ZERO(p)) {
-            idx += HLL_ZERO_LEN(p);
-            p++;
-        } else if (HLL_OP_IS_XZERO(p)) {
-            idx += HLL_XZERO_LEN(p);
-            p += 2;
-        } else {
-            long run = HLL_VAL_LEN(p);
-            int val = HLL_VAL_VALUE(p);
-            if (idx + run > HLL_REGISTERS) {
-                idx = -1;
-                break;
-            }
-            while (run--) hllDensePut(d + HLL_HDR_SIZE, idx++, (unsigned)val);
-            p++;
+        if (hllSparseNext(&p, &run, &val) != HLL_OPCODE_VAL) {
+            idx += run;
+            continue;
         }
+        if (idx + run > HLL_REGISTERS) {
+            idx = -1;
+            break;
+        }
+        while (run--) hllDensePut(d + HLL_HDR_SIZE, idx++, (unsigned)val);
     }
     if (idx != HLL_REGISTERS) {
         sdsfree(dense);
@@ -323,22 +317,16 @@ int hllMergeMax(uint8_t *max, const uint8_t *h, size_t len) {
         return 0;
     }
     const uint8_t *p = h + HLL_HDR_SIZE, *end = h + len;
-    long i = 0;
+    long i = 0, run;
+    int val;
     while (p < end) {
-        if (HLL_OP_IS_ZERO(p)) {
-            i += HLL_ZERO_LEN(p);
-            p++;
-        } else if (HLL_OP_IS_XZERO(p)) {
-            i += HLL_XZERO_LEN(p);
-            p += 2;
-        } else {
-            long run = HLL_VAL_LEN(p);
-            uint8_t val = (uint8_t)HLL_VAL_VALUE(p);
-            if (i + run > HLL_REGISTERS) return -1; /* corrupt, see hllToDense */
-            for (; run; run--, i++)
-                if (val > max[i]) max[i] = val;
-            p++;
+        if (hllSparseNext(&p, &run, &val) != HLL_OPCODE_VAL) {
+            i += run;
+            continue;
         }
+        if (i + run > HLL_REGISTERS) return -1; /* corrupt, see hllToDense */
+        for (; run; run--, i++)
+            if (val > max[i]) max[i] = (uint8_t)val;
     }
     return i == HLL_REGISTERS ? 0 : -1;
 }
@@ -388,22 +376,11 @@ static void hllHistogram(const uint8_t *h, size_t len, int enc, int *histo, int 
         for (long i = 0; i < HLL_REGISTERS; i++) histo[regs[i] & 63]++;
     } else {
         const uint8_t *p = regs, *end = h + len;
-        long idx = 0;
+        long idx = 0, run;
+        int val;
         while (p < end) {
-            long run;
-            if (HLL_OP_IS_ZERO(p)) {
-                run = HLL_ZERO_LEN(p);
-                histo[0] += (int)run;
-                p++;
-            } else if (HLL_OP_IS_XZERO(p)) {
-                run = HLL_XZERO_LEN(p);
-                histo[0] += (int)run;
-                p += 2;
-            } else {
-                run = HLL_VAL_LEN(p);
-                histo[HLL_VAL_VALUE(p)] += (int)run;
-                p++;
-            }
+            hllSparseNext(&p, &run, &val);
+            histo[val] += (int)run;
             idx += run;
         }
         if (idx != HLL_REGISTERS && invalid) *invalid = 1;

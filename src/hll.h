@@ -39,6 +39,31 @@
 #define HLL_VAL_VALUE(p) ((((p)[0] >> 2) & 0x1f) + 1)
 #define HLL_VAL_LEN(p) (((p)[0] & 0x3) + 1)
 
+/* Decodes the opcode at *p: the number of registers it covers and their
+ * value (0 for the zero runs), and moves *p past it. Every walk over a
+ * sparse value goes through here; the return value says which opcode it
+ * was, for PFDEBUG DECODE. */
+enum { HLL_OPCODE_ZERO, HLL_OPCODE_XZERO, HLL_OPCODE_VAL };
+static inline int hllSparseNext(const uint8_t **p, long *run, int *val) {
+    const uint8_t *op = *p;
+    if (HLL_OP_IS_ZERO(op)) {
+        *run = HLL_ZERO_LEN(op);
+        *val = 0;
+        *p += 1;
+        return HLL_OPCODE_ZERO;
+    }
+    if (HLL_OP_IS_XZERO(op)) {
+        *run = HLL_XZERO_LEN(op);
+        *val = 0;
+        *p += 2;
+        return HLL_OPCODE_XZERO;
+    }
+    *run = HLL_VAL_LEN(op);
+    *val = HLL_VAL_VALUE(op);
+    *p += 1;
+    return HLL_OPCODE_VAL;
+}
+
 /* An empty HyperLogLog: sparse, one XZERO covering every register. */
 sds hllNew(void);
 

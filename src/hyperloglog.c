@@ -214,16 +214,13 @@ void pfdebugCommand(client *c) {
         const uint8_t *p = (const uint8_t *)o->ptr + HLL_HDR_SIZE;
         const uint8_t *end = (const uint8_t *)o->ptr + sdslen(o->ptr);
         sds out = sdsempty();
+        long run;
+        int val;
         while (p < end) {
-            if (HLL_OP_IS_ZERO(p)) {
-                out = sdscatprintf(out, "z:%d ", HLL_ZERO_LEN(p));
-                p++;
-            } else if (HLL_OP_IS_XZERO(p)) {
-                out = sdscatprintf(out, "Z:%d ", HLL_XZERO_LEN(p));
-                p += 2;
-            } else {
-                out = sdscatprintf(out, "v:%d,%d ", HLL_VAL_VALUE(p), HLL_VAL_LEN(p));
-                p++;
+            switch (hllSparseNext(&p, &run, &val)) {
+            case HLL_OPCODE_ZERO: out = sdscatprintf(out, "z:%ld ", run); break;
+            case HLL_OPCODE_XZERO: out = sdscatprintf(out, "Z:%ld ", run); break;
+            default: out = sdscatprintf(out, "v:%d,%ld ", val, run); break;
             }
         }
         out = sdstrim(out, " ");
