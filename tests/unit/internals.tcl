@@ -123,8 +123,12 @@ test "propagation: lazily expired keys propagate a DEL" {
 
 test "propagation: active expiry propagates DELs too" {
     r $c FLUSHALL
+    # Held off until the SETs are drained from the stream, or a DEL could
+    # go with them.
+    r $c DEBUG SET-ACTIVE-EXPIRE 0
     for {set i 0} {$i < 20} {incr i} { r $c SET ak$i v PX 1 }
     propagated
+    r $c DEBUG SET-ACTIVE-EXPIRE 1
     wait_for {[r $c DBSIZE] == 0}
     set got [propagated]
     for {set i 0} {$i < 20} {incr i} {

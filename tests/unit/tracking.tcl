@@ -51,7 +51,7 @@ test "FLUSHALL invalidates everything with a null key list" {
 test "expiry invalidates tracked keys" {
     set t [client $srv -resp 3]
     r $t CLIENT TRACKING on
-    r $writer SET exp v PX 50
+    r $writer SET exp v PX 500 ;# GET must still find it: room for a stall
     r $t GET exp
     assert_equal {invalidate exp} [read_push $t]
     close_client $t
