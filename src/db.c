@@ -13,6 +13,7 @@
  * tests can check that rule. */
 #include "server.h"
 #include "blocked.h"
+#include "lazyfree.h"
 
 uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
 
@@ -105,7 +106,7 @@ long long dbExpiredNow(void) { return server.cmd_time_snapshot; }
 /* Delete an expired key found at de and tell the rest of the world. */
 void dbDeleteExpiredEntry(serverDb *db, dictEntry *de) {
     robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
-    dbDelete(db, keyobj);
+    dbDeleteExpired(db, keyobj);
     server.stat_expiredkeys++;
     notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, db->id);
     signalModifiedKey(NULL, db, keyobj);
@@ -211,7 +212,10 @@ void dbSetValue(keyRef *ref, robj *val) {
 void dbOverwriteValue(keyRef *ref, robj *val) {
     robj *old = dictGetVal(ref->de);
     dictSetVal(ref->db->dict, ref->de, val);
-    if (old != val) decrRefCount(old);
+    if (old != val) {
+        if (cfg.lazyfree_lazy_server_del) lazyfreeObject(old);
+        else decrRefCount(old);
+    }
     if (server.blocked_clients && (val->type == OBJ_LIST || val->type == OBJ_ZSET))
         signalKeyAsReady(ref->db, ref->key, val->type);
 }
@@ -223,33 +227,51 @@ void dbAdd(serverDb *db, robj *key, robj *val) {
     dbSetValue(&ref, val);
 }
 
-int dbDelete(serverDb *db, robj *key) {
+/* lazy: the value goes through lazyfreeObject, which hands a big one to
+ * the background thread. The entry and key are freed here either way. */
+static int dbGenericDelete(serverDb *db, robj *key, int lazy) {
     server.stat_lookups++;
     dictEntry *de = dictUnlink(db->dict, key->ptr);
     if (!de) return 0;
     /* The expires entry shares the key sds: remove it before freeing. */
     if (dictSize(db->expires)) dictDelete(db->expires, dictGetKey(de));
+    if (lazy) {
+        lazyfreeObject(dictGetVal(de));
+        dictSetVal(db->dict, de, NULL); /* the destructor skips NULL */
+    }
     dictFreeUnlinkedEntry(db->dict, de);
     return 1;
 }
 
-/* UNLINK and friends: values are small today, and the background free
- * thread arrives with the persistence work; until then freeing is inline. */
-int dbDeleteAsync(serverDb *db, robj *key) { return dbDelete(db, key); }
+int dbDelete(serverDb *db, robj *key) { return dbGenericDelete(db, key, cfg.lazyfree_lazy_server_del); }
+int dbDeleteSync(serverDb *db, robj *key) { return dbGenericDelete(db, key, 0); }
+int dbDeleteAsync(serverDb *db, robj *key) { return dbGenericDelete(db, key, 1); }
+int dbDeleteExpired(serverDb *db, robj *key) { return dbGenericDelete(db, key, cfg.lazyfree_lazy_expire); }
 
 int dbExists(serverDb *db, robj *key) { return dbFindLive(db, key) != NULL; }
 
 long long dbEmpty(int dbnum, int async) {
-    (void)async;
     long long removed = 0;
     int start = dbnum == -1 ? 0 : dbnum;
     int end = dbnum == -1 ? cfg.dbnum - 1 : dbnum;
+    /* Inside EXEC, values that earlier SETs of the transaction stored are
+     * still referenced by its queued arguments, which the main thread
+     * releases after EXEC: the background thread must not share those
+     * refcounts, so a flush there frees inline. */
+    if (server.in_exec) async = 0;
     for (int j = start; j <= end; j++) {
-        removed += dictSize(server.db[j].dict);
-        dictEmpty(server.db[j].expires, NULL);
-        dictEmpty(server.db[j].dict, NULL);
-        server.db[j].avg_ttl = 0;
-        server.db[j].expires_cursor = 0;
+        serverDb *db = &server.db[j];
+        removed += dictSize(db->dict);
+        if (async && dictSize(db->dict)) {
+            lazyfreeKeyspace(db->dict, db->expires);
+            db->dict = dictCreate(&dbDictType);
+            db->expires = dictCreate(&keyptrDictType);
+        } else {
+            dictEmpty(db->expires, NULL);
+            dictEmpty(db->dict, NULL);
+        }
+        db->avg_ttl = 0;
+        db->expires_cursor = 0;
     }
     return removed;
 }
@@ -355,7 +377,7 @@ static void activeExpireScanCb(void *privdata, const dictEntry *const_de) {
         /* The scan callback runs with rehashing paused, so deleting the
          * entry under the cursor is safe: the dict does not move. */
         robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
-        dbDelete(st->db, keyobj);
+        dbDeleteExpired(st->db, keyobj);
         server.stat_expiredkeys++;
         notifyKeyspaceEvent(NOTIFY_EXPIRED, "expired", keyobj, st->db->id);
         signalModifiedKey(NULL, st->db, keyobj);

@@ -77,7 +77,7 @@ static void expireGeneric(client *c, long long basetime, int seconds) {
     }
     if (when <= dbExpiredNow() && !server.loading) {
         incrRefCount(key);
-        dbDelete(c->db, key);
+        dbDeleteExpired(c->db, key);
         server.dirty++;
         robj *aux = cfg.lazyfree_lazy_expire ? objUnlink : objDel;
         incrRefCount(aux);

@@ -6,6 +6,7 @@
  * libraries that parse INFO work unchanged. */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
 #include "server.h"
+#include "lazyfree.h"
 #include "latency.h"
 #include "propagate.h"
 
@@ -273,15 +274,16 @@ static sds infoMemory(sds s) {
                      "used_memory_repl_stream:%zu\r\n"
                      "mem_allocator:%s\r\n"
                      "active_defrag_running:0\r\n"
-                     "lazyfree_pending_objects:0\r\n"
-                     "lazyfreed_objects:0\r\n",
+                     "lazyfree_pending_objects:%lu\r\n"
+                     "lazyfreed_objects:%llu\r\n",
                      policyName(cfg.maxmemory_policy),
                      allocated ? (double)active / allocated : 0.0,
                      active > allocated ? active - allocated : 0,
                      active ? (double)resident / active : 0.0, (ssize_t)(resident - active),
                      resident ? (double)rss / resident : 0.0, (ssize_t)(rss - resident),
                      used ? (double)rss / used : 0.0, (ssize_t)(rss - used), clients,
-                     streamMemory(), zmalloc_lib());
+                     streamMemory(), zmalloc_lib(), lazyfreePendingObjects(),
+                     lazyfreeFreedObjects());
     return s;
 }
 

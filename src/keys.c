@@ -14,7 +14,7 @@ static void delGeneric(client *c, int lazy) {
     long long numdel = 0;
     for (int j = 1; j < c->argc; j++) {
         if (!dbExists(c->db, c->argv[j])) continue; /* also expires a stale key */
-        int deleted = lazy ? dbDeleteAsync(c->db, c->argv[j]) : dbDelete(c->db, c->argv[j]);
+        int deleted = lazy ? dbDeleteAsync(c->db, c->argv[j]) : dbDeleteSync(c->db, c->argv[j]);
         if (deleted) {
             signalModifiedKey(c, c->db, c->argv[j]);
             notifyKeyspaceEvent(NOTIFY_GENERIC, "del", c->argv[j], c->db->id);

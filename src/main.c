@@ -6,7 +6,9 @@
  * active expiry and rehashing. Before each sleep pending replies are written
  * and clients marked for closing are freed. */
 #include "server.h"
+#include "bio.h"
 #include "blocked.h"
+#include "lazyfree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -61,6 +63,7 @@ void resetServerStats(void) {
     server.stat_client_outbuf_limit_disconnections = 0;
     server.stat_reply_buffer_shrinks = server.stat_reply_buffer_expands = 0;
     server.stat_evictedkeys = 0;
+    lazyfreeResetStats();
     commandResetStats();
     errorStatsReset();
 }
@@ -434,6 +437,7 @@ int main(int argc, char **argv) {
     }
     dbInit();
     propagateInit();
+    bioInit();
 
     if (listenToPort() == C_ERR) exit(1);
     if (cfg.unixsocket) {

@@ -173,6 +173,7 @@ void execCommand(client *c) {
     replyArrayLen(c, n);
     c->flags |= CLIENT_DENY_BLOCKING;
     propagateTransactionBegin();
+    server.in_exec = 1;
     for (int j = 0; j < n; j++) {
         c->argv = q[j].argv;
         c->argc = c->argv_len = q[j].argc;
@@ -182,6 +183,7 @@ void execCommand(client *c) {
         q[j].argv = c->argv;
         q[j].argc = c->argc;
     }
+    server.in_exec = 0;
     propagateTransactionEnd();
     c->flags &= ~CLIENT_DENY_BLOCKING;
     c->argv = orig_argv;

@@ -58,6 +58,7 @@ typedef struct objectTypeOps {
     void (*free)(robj *o);           /* free o->ptr and what it owns */
     robj *(*dup)(robj *o);    /* deep copy, refcount 1 (COPY) */
     size_t (*size)(robj *o);         /* approximate bytes (MEMORY USAGE) */
+    size_t (*free_effort)(robj *o);  /* separate frees it takes (lazyfree) */
 } objectTypeOps;
 extern objectTypeOps objectTypes[OBJ_TYPE_MAX];
 

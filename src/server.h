@@ -314,6 +314,7 @@ struct cairnServer {
     long long slowlog_entry_id;
     /* Misc */
     int loading;
+    int in_exec; /* EXEC is running its queued commands */
     char runid[41];
     char *configfile;
     int sentinel_mode;
@@ -410,8 +411,13 @@ void dbOverwriteValue(keyRef *ref, robj *val);
  * modified in place (t_string.c; APPEND, SETRANGE, SETBIT, PFADD ...). */
 robj *dbUnshareStringValue(keyRef *ref);
 void dbAdd(serverDb *db, robj *key, robj *val);
+/* dbDelete frees the value as lazyfree-lazy-server-del says; DEL, UNLINK
+ * and expiry choose with dbDeleteSync / dbDeleteAsync / dbDeleteExpired
+ * (lazyfree-lazy-expire). */
 int dbDelete(serverDb *db, robj *key);
+int dbDeleteSync(serverDb *db, robj *key);
 int dbDeleteAsync(serverDb *db, robj *key);
+int dbDeleteExpired(serverDb *db, robj *key);
 int dbExists(serverDb *db, robj *key);
 long long dbGetExpire(serverDb *db, robj *key);
 long long dbGetExpireEntry(serverDb *db, dictEntry *de);

@@ -269,8 +269,12 @@ static size_t hashSize(robj *o) {
     return total;
 }
 
+static size_t hashFreeEffort(robj *o) {
+    return o->encoding == OBJ_ENCODING_HT ? dictSize((dict *)o->ptr) : 1;
+}
+
 __attribute__((constructor)) static void hashRegister(void) {
-    objectTypes[OBJ_HASH] = (objectTypeOps){hashFree, hashDup, hashSize};
+    objectTypes[OBJ_HASH] = (objectTypeOps){hashFree, hashDup, hashSize, hashFreeEffort};
 }
 
 /* ---------------------------------------------------------------------------

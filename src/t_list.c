@@ -43,8 +43,10 @@ static robj *listDup(robj *o) {
 
 static size_t listSize(robj *o) { return quicklistMemUsage(o->ptr); }
 
+static size_t listFreeEffort(robj *o) { return ((quicklist *)o->ptr)->len; }
+
 __attribute__((constructor)) static void listRegister(void) {
-    objectTypes[OBJ_LIST] = (objectTypeOps){listFree, listDup, listSize};
+    objectTypes[OBJ_LIST] = (objectTypeOps){listFree, listDup, listSize, listFreeEffort};
 }
 
 /* ---- shared argv objects for propagation ---- */

@@ -331,10 +331,12 @@ static size_t setObjSize(robj *o) {
     return size + sampled * n / count;
 }
 
+static size_t setObjFreeEffort(robj *o) {
+    return o->encoding == OBJ_ENCODING_HT ? dictSize((dict *)o->ptr) : 1;
+}
+
 __attribute__((constructor)) static void setRegisterType(void) {
-    objectTypes[OBJ_SET].free = setObjFree;
-    objectTypes[OBJ_SET].dup = setObjDup;
-    objectTypes[OBJ_SET].size = setObjSize;
+    objectTypes[OBJ_SET] = (objectTypeOps){setObjFree, setObjDup, setObjSize, setObjFreeEffort};
 }
 
 /* ---- shared objects for propagation ---- */

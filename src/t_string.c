@@ -298,7 +298,7 @@ void getexCommand(client *c) {
     if ((flags & (SET_EXAT | SET_PXAT)) && when <= dbExpiredNow()) {
         /* An absolute time already in the past deletes the key. */
         incrRefCount(key);
-        dbDelete(c->db, key);
+        dbDeleteExpired(c->db, key);
         clientRewriteArgv(c, 2, shared(cfg.lazyfree_lazy_expire ? objUnlink : objDel), key);
         signalModifiedKey(c, c->db, key);
         notifyKeyspaceEvent(NOTIFY_GENERIC, "del", key, c->db->id);

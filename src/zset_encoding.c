@@ -650,6 +650,10 @@ static size_t zsetObjSize(robj *o) {
     return total;
 }
 
+static size_t zsetObjFreeEffort(robj *o) {
+    return o->encoding == OBJ_ENCODING_SKIPLIST ? ((zset *)o->ptr)->zsl->length : 1;
+}
+
 __attribute__((constructor)) static void zsetRegisterType(void) {
-    objectTypes[OBJ_ZSET] = (objectTypeOps){zsetObjFree, zsetObjDup, zsetObjSize};
+    objectTypes[OBJ_ZSET] = (objectTypeOps){zsetObjFree, zsetObjDup, zsetObjSize, zsetObjFreeEffort};
 }

@@ -1,0 +1,105 @@
+/* bio: the background job threads (see bio.h for the contract).
+ *
+ * Jobs enter through bioSubmit on the main thread, wait in their kind's
+ * queue under its mutex, and leave when the kind's thread has run them;
+ * the thread frees the job record, the job function frees its argument.
+ * `pending` counts queued plus running jobs, so bioDrain can wait for the
+ * running one too. The threads block every signal: SIGTERM and friends
+ * must reach the main thread, whose handler schedules the shutdown. */
+#include "bio.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+
+typedef struct bioJob {
+    struct bioJob *next;
+    bioJobFn *fn;
+    void *arg;
+} bioJob;
+
+typedef struct bioQueue {
+    pthread_mutex_t lock;
+    pthread_cond_t work;    /* signalled when a job is queued */
+    pthread_cond_t drained; /* signalled when pending reaches 0 */
+    bioJob *head, *tail;
+    unsigned long pending;
+    pthread_t thread;
+} bioQueue;
+
+static bioQueue queues[BIO_NUM_KINDS];
+static int bio_started = 0;
+
+static void *bioThreadMain(void *arg) {
+    bioQueue *q = arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+    pthread_mutex_lock(&q->lock);
+    for (;;) {
+        while (!q->head) pthread_cond_wait(&q->work, &q->lock);
+        bioJob *job = q->head;
+        q->head = job->next;
+        if (!q->head) q->tail = NULL;
+        pthread_mutex_unlock(&q->lock);
+
+        job->fn(job->arg);
+        zfree(job);
+
+        pthread_mutex_lock(&q->lock);
+        if (--q->pending == 0) pthread_cond_broadcast(&q->drained);
+    }
+    return NULL;
+}
+
+void bioInit(void) {
+    if (bio_started) return;
+    for (int k = 0; k < BIO_NUM_KINDS; k++) {
+        bioQueue *q = &queues[k];
+        memset(q, 0, sizeof(*q));
+        pthread_mutex_init(&q->lock, NULL);
+        pthread_cond_init(&q->work, NULL);
+        pthread_cond_init(&q->drained, NULL);
+        if (pthread_create(&q->thread, NULL, bioThreadMain, q) != 0) {
+            serverLog(LL_WARNING, "Fatal: can't start the background job thread %d", k);
+            exit(1);
+        }
+    }
+    bio_started = 1;
+}
+
+void bioSubmit(int kind, bioJobFn *fn, void *arg) {
+    serverAssert(bio_started && kind >= 0 && kind < BIO_NUM_KINDS);
+    bioQueue *q = &queues[kind];
+    bioJob *job = zmalloc(sizeof(*job));
+    job->next = NULL;
+    job->fn = fn;
+    job->arg = arg;
+    pthread_mutex_lock(&q->lock);
+    if (q->tail) q->tail->next = job;
+    else q->head = job;
+    q->tail = job;
+    q->pending++;
+    pthread_cond_signal(&q->work);
+    pthread_mutex_unlock(&q->lock);
+}
+
+unsigned long bioPending(int kind) {
+    if (!bio_started) return 0;
+    bioQueue *q = &queues[kind];
+    pthread_mutex_lock(&q->lock);
+    unsigned long n = q->pending;
+    pthread_mutex_unlock(&q->lock);
+    return n;
+}
+
+void bioDrain(int kind) {
+    if (!bio_started) return;
+    bioQueue *q = &queues[kind];
+    pthread_mutex_lock(&q->lock);
+    while (q->pending) pthread_cond_wait(&q->drained, &q->lock);
+    pthread_mutex_unlock(&q->lock);
+}
