@@ -255,6 +255,14 @@ static int applyHz(const char **err) {
  * turning the setting off writes the base back. Replicas and fork children
  * (the other two oom-score-adj-values) arrive with replication and
  * snapshots; today the process is always a primary. */
+/* A libc build has no such thread; the setting is then simply moot, as in
+ * a Redis built without jemalloc. */
+static int applyJemallocBgThread(const char **err) {
+    (void)err;
+    zmalloc_set_background_thread(cfg.jemalloc_bg_thread);
+    return 1;
+}
+
 static int applyOomScoreAdj(const char **err) {
     static int adjusted, base;
     char buf[32];
@@ -458,6 +466,8 @@ int main(int argc, char **argv) {
     cfgHooks.apply_maxclients = applyMaxclients;
     cfgHooks.apply_hz = applyHz;
     cfgHooks.apply_oom_score_adj = applyOomScoreAdj;
+    cfgHooks.apply_jemalloc_bg_thread = applyJemallocBgThread;
+    (void)applyJemallocBgThread(NULL);
     /* Like Redis, a failure here is logged and start-up goes on. */
     const char *oom_err = NULL;
     (void)applyOomScoreAdj(&oom_err);

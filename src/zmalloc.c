@@ -116,6 +116,15 @@ size_t zmalloc_get_rss(void) {
     return (size_t)resident * (size_t)page;
 }
 
+/* jemalloc's own purging thread (jemalloc-bg-thread): without it, pages
+ * freed by a big DEL or FLUSHALL stay resident until later allocations
+ * happen to trigger a purge. 0 on success, -1 without jemalloc. */
+int zmalloc_set_background_thread(int enable) {
+    if (!mallctl) return -1;
+    _Bool val = enable ? 1 : 0;
+    return mallctl("background_thread", NULL, NULL, &val, sizeof(val)) == 0 ? 0 : -1;
+}
+
 const char *zmalloc_lib(void) {
     static char name[64];
     if (name[0]) return name;

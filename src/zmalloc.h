@@ -20,5 +20,7 @@ size_t zmalloc_used_memory(void);
 /* Resident set size of this process in bytes (from /proc). */
 size_t zmalloc_get_rss(void);
 const char *zmalloc_lib(void);
+/* jemalloc-bg-thread: 0, or -1 when jemalloc is not the allocator. */
+int zmalloc_set_background_thread(int enable);
 
 #endif

@@ -380,4 +380,31 @@ test "oom-score-adj sets the process's OOM score, relative or absolute, and rest
     stop_server $osrv
 }
 
+test "jemalloc-bg-thread starts and stops jemalloc's purging thread" {
+    set jsrv [start_server]
+    set x [client $jsrv]
+    if {![string match jemalloc* [info_field $x mem_allocator memory]]} {
+        close_client $x
+        stop_server $jsrv
+        skip_test "not built with jemalloc"
+    }
+    proc bg_threads {srv} {
+        set n 0
+        foreach f [glob -nocomplain /proc/[dict get $srv pid]/task/*/comm] {
+            set fd [open $f r]
+            if {[string trim [read $fd]] eq "jemalloc_bg_thd"} { incr n }
+            close $fd
+        }
+        return $n
+    }
+    # on by default, as in Redis: freed pages go back to the OS unprompted
+    wait_for {[bg_threads $jsrv] > 0} 5000 "no jemalloc background thread"
+    r $x CONFIG SET jemalloc-bg-thread no
+    wait_for {[bg_threads $jsrv] == 0} 5000 "jemalloc background thread still running"
+    r $x CONFIG SET jemalloc-bg-thread yes
+    wait_for {[bg_threads $jsrv] > 0} 5000 "no jemalloc background thread"
+    close_client $x
+    stop_server $jsrv
+}
+
 finish
