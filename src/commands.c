@@ -62,6 +62,9 @@
 static void commandInitKeys(cairnCommand *cmd);
 static int commandSetGetKeys(robj **argv, int argc, cmdKeyRef *keys);
 static int commandBitfieldGetKeys(robj **argv, int argc, cmdKeyRef *keys);
+static int commandNumkeysAt1GetKeys(robj **argv, int argc, cmdKeyRef *keys);
+static int commandNumkeysAt2GetKeys(robj **argv, int argc, cmdKeyRef *keys);
+static int commandStoreNumkeysGetKeys(robj **argv, int argc, cmdKeyRef *keys);
 
 static cairnCommand objectSubcommands[] = {
     CMD("encoding", objectCommand, 3, R, K, 2, 2, 1, "Returns the internal encoding of a Redis object.", "2.2.3", "generic", KS("RO|i2|r0,1,0"), TIPS("nondeterministic_output")),
@@ -695,6 +698,41 @@ int commandGetKeys(cairnCommand *cmd, robj **argv, int argc, int *keys, int max)
     for (int j = 0; j < n; j++) keys[j] = refs[j].pos;
     zfree(refs);
     return n;
+}
+
+/* The fallbacks of the numkeys commands, used when their key spec cannot
+ * be followed (a key count that is not a clean integer): Redis then reads
+ * the count with atoi, so "2x" counts as 2, and returns no keys for a count
+ * below 1 or beyond the arguments. The keys carry no flags, and a
+ * destination comes after the sources, as in Redis. */
+static int commandNumkeysGetKeys(robj **argv, int argc, cmdKeyRef *keys, int store, int countidx,
+                                 int firstidx) {
+    if (countidx >= argc) return 0;
+    int num = atoi(argv[countidx]->ptr);
+    if (num < 1 || num > argc - firstidx) return 0;
+    for (int i = 0; i < num; i++) {
+        keys[i].pos = firstidx + i;
+        keys[i].flags = 0;
+    }
+    if (!store) return num;
+    keys[num].pos = store;
+    keys[num].flags = 0;
+    return num + 1;
+}
+
+/* ZUNION ZINTER ZDIFF ZINTERCARD SINTERCARD LMPOP ZMPOP: numkeys key... */
+static int commandNumkeysAt1GetKeys(robj **argv, int argc, cmdKeyRef *keys) {
+    return commandNumkeysGetKeys(argv, argc, keys, 0, 1, 2);
+}
+
+/* BLMPOP BZMPOP: timeout numkeys key... */
+static int commandNumkeysAt2GetKeys(robj **argv, int argc, cmdKeyRef *keys) {
+    return commandNumkeysGetKeys(argv, argc, keys, 0, 2, 3);
+}
+
+/* ZUNIONSTORE ZINTERSTORE ZDIFFSTORE: destination numkeys key... */
+static int commandStoreNumkeysGetKeys(robj **argv, int argc, cmdKeyRef *keys) {
+    return commandNumkeysGetKeys(argv, argc, keys, 1, 2, 3);
 }
 
 /* SET k v ... GET reads the old value; without GET the key is overwritten. */

@@ -58,11 +58,11 @@ void blmpopCommand(struct client *c);
     CMD("lpos", lposCommand, -3, R, ACL_CAT_LIST, 1, 1, 1, "Return the index of matching elements on a list", "6.0.6", "list", KS("RO access|i1|r0,1,0")), \
     CMD("lmove", lmoveCommand, 5, W | M, ACL_CAT_LIST, 1, 2, 1, "Pop an element from a list, push it to another list and return it", "6.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
     CMD("rpoplpush", rpoplpushCommand, 3, W | M, ACL_CAT_LIST, 1, 2, 1, "Remove the last element in a list, prepend it to another list and return it", "1.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
-    CMD("lmpop", lmpopCommand, -4, W, ACL_CAT_LIST, 0, 0, 0, "Pop elements from a list", "7.0.0", "list", KS("RW access delete|i1|n0,1,1")), \
+    CMD("lmpop", lmpopCommand, -4, W, ACL_CAT_LIST, 0, 0, 0, "Pop elements from a list", "7.0.0", "list", KS("RW access delete|i1|n0,1,1"), GETKEYS(commandNumkeysAt1GetKeys)), \
     CMD("blpop", blpopCommand, -3, W | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, -2, 1, "Remove and get the first element in a list, or block until one is available", "2.0.0", "list", KS("RW access delete|i1|r-2,1,0")), \
     CMD("brpop", brpopCommand, -3, W | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, -2, 1, "Remove and get the last element in a list, or block until one is available", "2.0.0", "list", KS("RW access delete|i1|r-2,1,0")), \
     CMD("blmove", blmoveCommand, 6, W | M | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, 2, 1, "Pop an element from a list, push it to another list and return it; or block until one is available", "6.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
     CMD("brpoplpush", brpoplpushCommand, 4, W | M | NS | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 1, 2, 1, "Pop an element from a list, push it to another list and return it; or block until one is available", "2.2.0", "list", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")), \
-    CMD("blmpop", blmpopCommand, -5, W | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 0, 0, 0, "Pop elements from a list, or block until one is available", "7.0.0", "list", KS("RW access delete|i2|n0,1,1")),
+    CMD("blmpop", blmpopCommand, -5, W | CMD_BLOCKING, ACL_CAT_LIST | ACL_CAT_BLOCKING, 0, 0, 0, "Pop elements from a list, or block until one is available", "7.0.0", "list", KS("RW access delete|i2|n0,1,1"), GETKEYS(commandNumkeysAt2GetKeys)),
 
 #endif

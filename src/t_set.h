@@ -71,7 +71,7 @@ void sscanCommand(struct client *c);
     CMD("srandmember", srandmemberCommand, -2, R, ACL_CAT_SET, 1, 1, 1, "Get one or multiple random members from a set", "1.0.0", "set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),                \
     CMD("smove", smoveCommand, 4, W | F, ACL_CAT_SET, 1, 2, 1, "Move a member from one set to another", "1.0.0", "set", KS("RW access delete|i1|r0,1,0;RW insert|i2|r0,1,0")),                                  \
     CMD("sinter", sinterCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Intersect multiple sets", "1.0.0", "set", KS("RO access|i1|r-1,1,0"), TIPS("nondeterministic_output_order")),                                                \
-    CMD("sintercard", sintercardCommand, -3, R, ACL_CAT_SET, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", KS("RO access|i1|n0,1,1")), \
+    CMD("sintercard", sintercardCommand, -3, R, ACL_CAT_SET, 0, 0, 0, "Intersect multiple sets and return the cardinality of the result", "7.0.0", "set", KS("RO access|i1|n0,1,1"), GETKEYS(commandNumkeysAt1GetKeys)), \
     CMD("sinterstore", sinterstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Intersect multiple sets and store the resulting set in a key", "1.0.0", "set", KS("RW update|i1|r0,1,0;RO access|i2|r-1,1,0")), \
     CMD("sunion", sunionCommand, -2, R, ACL_CAT_SET, 1, -1, 1, "Add multiple sets", "1.0.0", "set", KS("RO access|i1|r-1,1,0"), TIPS("nondeterministic_output_order")),                                                      \
     CMD("sunionstore", sunionstoreCommand, -3, W | M, ACL_CAT_SET, 1, -1, 1, "Add multiple sets and store the resulting set in a key", "1.0.0", "set", KS("OW update|i1|r0,1,0;RO access|i2|r-1,1,0")),  \

@@ -82,17 +82,17 @@ void zrandmemberCommand(struct client *c);
     CMD("zremrangebylex", zremrangebylexCommand, 4, W, ZSS, 1, 1, 1, "Remove all members in a sorted set between the given lexicographical range", "2.8.9", "sorted-set", KS("RW delete|i1|r0,1,0")), \
     CMD("zpopmin", zpopminCommand, -2, W | F, ZSS, 1, 1, 1, "Remove and return members with the lowest scores in a sorted set", "5.0.0", "sorted-set", KS("RW access delete|i1|r0,1,0")), \
     CMD("zpopmax", zpopmaxCommand, -2, W | F, ZSS, 1, 1, 1, "Remove and return members with the highest scores in a sorted set", "5.0.0", "sorted-set", KS("RW access delete|i1|r0,1,0")), \
-    CMD("zmpop", zmpopCommand, -4, W, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", KS("RW access delete|i1|n0,1,1")), \
+    CMD("zmpop", zmpopCommand, -4, W, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set", "7.0.0", "sorted-set", KS("RW access delete|i1|n0,1,1"), GETKEYS(commandNumkeysAt1GetKeys)), \
     CMD("bzpopmin", bzpopminCommand, -3, W | NS | CMD_BLOCKING | F, ZSS, 1, -2, 1, "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", KS("RW access delete|i1|r-2,1,0")), \
     CMD("bzpopmax", bzpopmaxCommand, -3, W | NS | CMD_BLOCKING | F, ZSS, 1, -2, 1, "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", "5.0.0", "sorted-set", KS("RW access delete|i1|r-2,1,0")), \
-    CMD("bzmpop", bzmpopCommand, -5, W | CMD_BLOCKING, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", KS("RW access delete|i2|n0,1,1")), \
-    CMD("zunion", zunionCommand, -3, R, ZSS, 0, 0, 0, "Add multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
-    CMD("zunionstore", zunionstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1")), \
-    CMD("zinter", zinterCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
-    CMD("zinterstore", zinterstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1")), \
-    CMD("zintercard", zintercardCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
-    CMD("zdiff", zdiffCommand, -3, R, ZSS, 0, 0, 0, "Subtract multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1")), \
-    CMD("zdiffstore", zdiffstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1")), \
+    CMD("bzmpop", bzmpopCommand, -5, W | CMD_BLOCKING, ZSS, 0, 0, 0, "Remove and return members with scores in a sorted set or block until one is available", "7.0.0", "sorted-set", KS("RW access delete|i2|n0,1,1"), GETKEYS(commandNumkeysAt2GetKeys)), \
+    CMD("zunion", zunionCommand, -3, R, ZSS, 0, 0, 0, "Add multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1"), GETKEYS(commandNumkeysAt1GetKeys)), \
+    CMD("zunionstore", zunionstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Add multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1"), GETKEYS(commandStoreNumkeysGetKeys)), \
+    CMD("zinter", zinterCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1"), GETKEYS(commandNumkeysAt1GetKeys)), \
+    CMD("zinterstore", zinterstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Intersect multiple sorted sets and store the resulting sorted set in a new key", "2.0.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1"), GETKEYS(commandStoreNumkeysGetKeys)), \
+    CMD("zintercard", zintercardCommand, -3, R, ZSS, 0, 0, 0, "Intersect multiple sorted sets and return the cardinality of the result", "7.0.0", "sorted-set", KS("RO access|i1|n0,1,1"), GETKEYS(commandNumkeysAt1GetKeys)), \
+    CMD("zdiff", zdiffCommand, -3, R, ZSS, 0, 0, 0, "Subtract multiple sorted sets", "6.2.0", "sorted-set", KS("RO access|i1|n0,1,1"), GETKEYS(commandNumkeysAt1GetKeys)), \
+    CMD("zdiffstore", zdiffstoreCommand, -4, W | M, ZSS, 1, 1, 1, "Subtract multiple sorted sets and store the resulting sorted set in a new key", "6.2.0", "sorted-set", KS("OW update|i1|r0,1,0;RO access|i2|n0,1,1"), GETKEYS(commandStoreNumkeysGetKeys)), \
     CMD("zrandmember", zrandmemberCommand, -2, R, ZSS, 1, 1, 1, "Get one or multiple random elements from a sorted set", "6.2.0", "sorted-set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")), \
     CMD("zscan", zscanCommand, -3, R, ZSS, 1, 1, 1, "Incrementally iterate sorted sets elements and associated scores", "2.8.0", "sorted-set", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),
 

@@ -66,6 +66,15 @@ test "COMMAND GETKEYS numkeys commands" {
     assert_error "ERR Invalid arguments specified for command" {r $c COMMAND GETKEYS zunionstore dst 0 a}
     assert_error "ERR Invalid arguments specified for command" {r $c COMMAND GETKEYS zunionstore dst 5 a}
     assert_error "ERR Invalid arguments specified for command" {r $c COMMAND GETKEYS zunion x a}
+    # A count that is not a clean integer: Redis falls back to atoi, with
+    # the destination last and no flags (checked against redis-server).
+    assert_equal {a b dst} [r $c COMMAND GETKEYS zunionstore dst 2x a b]
+    assert_equal {{a {}} {b {}} {dst {}}} [r $c COMMAND GETKEYSANDFLAGS zinterstore dst 2x a b]
+    assert_equal {a b} [r $c COMMAND GETKEYS lmpop 2x a b left]
+    assert_equal {a} [r $c COMMAND GETKEYS bzmpop 0 1x a min]
+    assert_equal {a b} [r $c COMMAND GETKEYS sintercard 2y a b]
+    assert_error "ERR Invalid arguments specified for command" {r $c COMMAND GETKEYS zdiffstore d -1 a}
+    assert_error "ERR Invalid arguments specified for command" {r $c COMMAND GETKEYS zinterstore d abc a}
     set keys {}
     for {set i 1} {$i <= 300} {incr i} { lappend keys key$i }
     assert_equal [concat target $keys] [r $c COMMAND GETKEYS zunionstore target 300 {*}$keys]
