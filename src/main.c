@@ -249,20 +249,20 @@ static int applyHz(const char **err) {
     return 1;
 }
 
-/* oom-score-adj: the kernel's OOM-killer bias of this process, as Redis
- * sets it. The value found before cairn first touched it is the base:
- * "relative" adds the configured value to it, "absolute" replaces it, and
- * turning the setting off writes the base back. Replicas and fork children
- * (the other two oom-score-adj-values) arrive with replication and
- * snapshots; today the process is always a primary. */
-/* A libc build has no such thread; the setting is then simply moot, as in
- * a Redis built without jemalloc. */
+/* jemalloc-bg-thread: start or stop jemalloc's purging thread. A libc build
+ * has none; the setting is then moot, as in a Redis built without jemalloc. */
 static int applyJemallocBgThread(const char **err) {
     (void)err;
     zmalloc_set_background_thread(cfg.jemalloc_bg_thread);
     return 1;
 }
 
+/* oom-score-adj: the kernel's OOM-killer bias of this process, as Redis
+ * sets it. The value found before cairn first touched it is the base:
+ * "relative" adds the configured value to it, "absolute" replaces it, and
+ * turning the setting off writes the base back. Replicas and fork children
+ * (the other two oom-score-adj-values) arrive with replication and
+ * snapshots; today the process is always a primary. */
 static int applyOomScoreAdj(const char **err) {
     static int adjusted, base;
     char buf[32];
