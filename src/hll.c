@@ -160,30 +160,36 @@ void hllCacheSet(uint8_t *h, uint64_t card) {
     for (int j = 0; j < 8; j++) h[HLL_CARD_OFFSET + j] = (uint8_t)(card >> (8 * j));
 }
 
+/* Calls fn(ctx, first, run, val) for each VAL opcode of the sparse body
+ * [p, end), registers first .. first+run-1 in order. -1 if the opcodes are
+ * corrupt: a VAL past the last register is corrupt on its own (even right
+ * after a complete run); zero runs past it show in the final count. */
+static int hllSparseForEachVal(const uint8_t *p, const uint8_t *end,
+                               void (*fn)(void *ctx, long first, long run, int val), void *ctx) {
+    long idx = 0, run;
+    int val;
+    while (p < end) {
+        if (hllSparseNext(&p, &run, &val) == HLL_OPCODE_VAL) {
+            if (idx + run > HLL_REGISTERS) return -1;
+            fn(ctx, idx, run, val);
+        }
+        idx += run;
+    }
+    return idx == HLL_REGISTERS ? 0 : -1;
+}
+
+static void hllPutRun(void *regs, long first, long run, int val) {
+    while (run--) hllDensePut(regs, first++, (unsigned)val);
+}
+
 int hllToDense(sds *sp) {
     uint8_t *s = (uint8_t *)*sp;
     if (s[HLL_ENC_OFFSET] == HLL_DENSE) return 0;
-    const uint8_t *p = s + HLL_HDR_SIZE, *end = s + sdslen(*sp);
     sds dense = sdsnewlen(NULL, HLL_DENSE_SIZE);
     uint8_t *d = (uint8_t *)dense;
     memcpy(d, s, HLL_HDR_SIZE);
     d[HLL_ENC_OFFSET] = HLL_DENSE;
-    /* A VAL past the last register is corrupt on its own (even right after
-     * a complete run); zero runs past it show in the final count. */
-    long idx = 0, run;
-    int val;
-    while (p < end) {
-        if (hllSparseNext(&p, &run, &val) != HLL_OPCODE_VAL) {
-            idx += run;
-            continue;
-        }
-        if (idx + run > HLL_REGISTERS) {
-            idx = -1;
-            break;
-        }
-        while (run--) hllDensePut(d + HLL_HDR_SIZE, idx++, (unsigned)val);
-    }
-    if (idx != HLL_REGISTERS) {
+    if (hllSparseForEachVal(s + HLL_HDR_SIZE, s + sdslen(*sp), hllPutRun, d + HLL_HDR_SIZE) != 0) {
         sdsfree(dense);
         return -1;
     }
@@ -307,6 +313,12 @@ int hllAdd(sds *s, const unsigned char *ele, size_t len, size_t sparse_max) {
     return hllSetRegister(s, index, count, sparse_max);
 }
 
+static void hllMaxRun(void *max, long first, long run, int val) {
+    uint8_t *m = (uint8_t *)max + first;
+    for (; run; run--, m++)
+        if (val > *m) *m = (uint8_t)val;
+}
+
 int hllMergeMax(uint8_t *max, const uint8_t *h, size_t len) {
     if (h[HLL_ENC_OFFSET] == HLL_DENSE) {
         const uint8_t *regs = h + HLL_HDR_SIZE;
@@ -316,19 +328,7 @@ int hllMergeMax(uint8_t *max, const uint8_t *h, size_t len) {
         }
         return 0;
     }
-    const uint8_t *p = h + HLL_HDR_SIZE, *end = h + len;
-    long i = 0, run;
-    int val;
-    while (p < end) {
-        if (hllSparseNext(&p, &run, &val) != HLL_OPCODE_VAL) {
-            i += run;
-            continue;
-        }
-        if (i + run > HLL_REGISTERS) return -1; /* corrupt, see hllToDense */
-        for (; run; run--, i++)
-            if (val > max[i]) max[i] = (uint8_t)val;
-    }
-    return i == HLL_REGISTERS ? 0 : -1;
+    return hllSparseForEachVal(h + HLL_HDR_SIZE, h + len, hllMaxRun, max);
 }
 
 /* ---- the estimator ---- */
