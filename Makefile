@@ -5,8 +5,8 @@
 CC ?= cc
 OPT ?= -O2
 WARN := -Wall -Wextra
-CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc
-LIBS := -lm -lpthread -llz4 -lcrypto
+CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc -Ipersistence
+LIBS := -lm -lpthread -llz4 -lzstd -llzf -lcrypto
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
@@ -25,8 +25,9 @@ endif
 # Extra runner flags, e.g. TESTFLAGS="--tags -sometag" to skip tagged tests.
 TESTFLAGS ?=
 
-SRC := $(wildcard src/*.c)
-OBJ := $(patsubst src/%.c,$(BUILD)/%.o,$(SRC))
+SRC := $(wildcard src/*.c persistence/*.c)
+OBJ := $(patsubst %.c,$(BUILD)/%.o,$(notdir $(SRC)))
+vpath %.c src persistence
 # C unit tests link only the self-contained data structure modules.
 LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash listpack intset zskiplist quicklist hll)
 CTESTS_SRC := $(wildcard tests/c/test_*.c)
@@ -34,16 +35,12 @@ CTESTS := $(patsubst tests/c/test_%.c,$(BUILD)/tests/test-%,$(CTESTS_SRC))
 
 all: check-deps $(SERVER)
 
-# One clear line when a build dependency is missing.
+# A missing Debian package is installed (as root with apt-get) or named in
+# one exact apt-get line; see utils/deps.
 check-deps:
-	@command -v $(CC) >/dev/null 2>&1 || { echo "cairn: no C compiler: apt-get install build-essential"; exit 1; }
-	@printf '#include <lz4.h>\nint main(void){return LZ4_versionNumber() == 0;}\n' | $(CC) -x c - -o /dev/null -llz4 2>/dev/null || { echo "cairn: liblz4 missing: apt-get install liblz4-dev"; exit 1; }
-	@printf '#include <openssl/sha.h>\nint main(void){unsigned char d[20]; return SHA1((const unsigned char *)"", 0, d) == 0;}\n' | $(CC) -x c - -o /dev/null -lcrypto 2>/dev/null || { echo "cairn: libcrypto missing: apt-get install libssl-dev"; exit 1; }
-ifneq ($(SANITIZE),1)
-	@printf '#include <jemalloc/jemalloc.h>\nint main(void){return 0;}\n' | $(CC) -x c - -o /dev/null -ljemalloc 2>/dev/null || { echo "cairn: jemalloc missing: apt-get install libjemalloc-dev"; exit 1; }
-endif
+	@CC="$(CC)" sh utils/deps build
 
-$(BUILD)/%.o: src/%.c | $(BUILD)
+$(BUILD)/%.o: %.c | $(BUILD) check-deps
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD):
@@ -61,7 +58,7 @@ run: all
 ctests: $(CTESTS)
 
 test: all ctests
-	@command -v tclsh >/dev/null 2>&1 || { echo "cairn: tclsh missing: apt-get install tcl"; exit 1; }
+	@CC="$(CC)" sh utils/deps test
 	tclsh tests/run --server $(SERVER) --ctests $(BUILD)/tests $(TESTFLAGS)
 
 bench: all
@@ -74,7 +71,7 @@ clean:
 	rm -rf build src/cairn-server
 
 format:
-	clang-format -i src/*.c src/*.h tests/c/*.c tests/c/*.h
+	clang-format -i src/*.[ch] $(wildcard persistence/*.[ch]) tests/c/*.c tests/c/*.h
 
 .PHONY: all check-deps run test ctests bench fuzz clean format
 

@@ -231,7 +231,8 @@ static cairnCommand commandTable[] = {
     CMD("reset", resetCommand, 1, NS | L | S | F | NA | AB, CN, 0, 0, 0, "Resets the connection.", "6.2.0", "connection"),
     CMDS("client", -2, SE, 0, "A container for client connection commands.", "2.4.0", "connection", clientSubcommands),
     /* server */
-    CMDS("command", -1, L | S | SE, CN, "Returns detailed information about all commands.", "2.8.13", "server", commandSubcommands, TIPS("nondeterministic_output_order")),
+    /* The one container that runs on its own: a bare COMMAND lists the table. */
+    CMDS("command", -1, L | S | SE, CN, "Returns detailed information about all commands.", "2.8.13", "server", commandSubcommands, TIPS("nondeterministic_output_order"), .proc = commandCommand),
     CMDS("config", -2, 0, 0, "A container for server configuration commands.", "2.0.0", "server", configSubcommands),
     CMD("info", infoCommand, -1, L | S | SE, ACL_CAT_DANGEROUS, 0, 0, 0, "Returns information and statistics about the server.", "1.0.0", "server", TIPS("nondeterministic_output request_policy:all_shards response_policy:special")),
     CMD("time", timeCommand, 1, L | S | F, 0, 0, 0, 0, "Returns the server time.", "2.6.0", "server", TIPS("nondeterministic_output")),
@@ -383,7 +384,9 @@ int commandProcess(client *c) {
     if (!cmd) {
         commandRejectUnknown(c);
         multiFlagError(c);
-    } else if ((cmd->arity > 0 && cmd->arity != c->argc) || (c->argc < -cmd->arity)) {
+    } else if ((cmd->arity > 0 && cmd->arity != c->argc) || (c->argc < -cmd->arity) || !cmd->proc) {
+        /* A container without its subcommand (no proc) is an arity error,
+         * as in Redis, whatever arity its row declares. */
         cmd->rejected_calls++;
         replyErrorArity(c);
         multiFlagError(c);
