@@ -29,7 +29,7 @@ SRC := $(wildcard src/*.c persistence/*.c)
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(notdir $(SRC)))
 vpath %.c src persistence
 # C unit tests link only the self-contained data structure modules.
-LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash listpack intset zskiplist quicklist hll)
+LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash listpack intset zskiplist quicklist hll crc64 rio)
 CTESTS_SRC := $(wildcard tests/c/test_*.c)
 CTESTS := $(patsubst tests/c/test_%.c,$(BUILD)/tests/test-%,$(CTESTS_SRC))
 

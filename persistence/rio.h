@@ -1,0 +1,102 @@
+/* rio: one byte-stream type for snapshots, over a stdio file, an in-memory
+ * sds buffer, or a raw file descriptor (a socket or pipe, for diskless
+ * sync later).
+ *
+ * Every read and write is all-or-nothing: rioRead/rioWrite return 1 when
+ * the whole length moved and 0 otherwise, after which the stream's error
+ * flag stays set. A rio keeps a processed-bytes counter (progress reports,
+ * error offsets) and, once rioEnableChecksum is called, the running CRC64
+ * of every byte read or written since (the RDB trailer).
+ *
+ * Ownership: a file rio borrows the FILE* (the caller fcloses it); a fd rio
+ * borrows the descriptor but owns its write buffer (freed by rioFreeFd); a
+ * buffer rio owns its sds (rioBufferSds hands it over, rioFreeBuffer frees
+ * it). */
+#ifndef CAIRN_RIO_H
+#define CAIRN_RIO_H
+#include "sds.h"
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define RIO_FLAG_READ_ERROR  (1 << 0)
+#define RIO_FLAG_WRITE_ERROR (1 << 1)
+#define RIO_FLAG_CHECKSUM    (1 << 2)
+
+typedef struct rio rio;
+struct rio {
+    size_t (*read_fn)(rio *r, void *buf, size_t len);        /* 1 on success */
+    size_t (*write_fn)(rio *r, const void *buf, size_t len); /* 1 on success */
+    off_t (*tell_fn)(rio *r);
+    int (*flush_fn)(rio *r); /* 1 on success */
+    uint64_t cksum;
+    int flags;
+    size_t processed_bytes;
+    union {
+        struct {
+            sds ptr;
+            off_t pos;
+        } buffer;
+        struct {
+            FILE *fp;
+            off_t buffered;  /* written since the last fsync */
+            off_t autosync;  /* fsync every this many bytes (0: never) */
+        } file;
+        struct {
+            int fd;
+            off_t pos;       /* bytes handed to the fd (writes) or consumed (reads) */
+            sds buf;         /* pending writes, or read-ahead */
+            size_t rpos;     /* consumed prefix of buf when reading */
+        } fd;
+    } io;
+};
+
+void rioInitWithFile(rio *r, FILE *fp);
+/* A buffer rio reading s (which it takes over) or, with s == NULL, writing
+ * into a new empty sds. */
+void rioInitWithBuffer(rio *r, sds s);
+void rioInitWithFd(rio *r, int fd);
+void rioFreeFd(rio *r);
+void rioFreeBuffer(rio *r);
+/* The buffer's contents; the rio gives up ownership (and is empty after). */
+sds rioBufferSds(rio *r);
+
+/* fsync a file rio every `bytes` written (rdb-save-incremental-fsync). */
+void rioSetAutoSync(rio *r, off_t bytes);
+/* Used by rioRead/rioWrite when RIO_FLAG_CHECKSUM is set. */
+void rioUpdateChecksum(rio *r, const void *buf, size_t len);
+/* Start (or restart from 0) the running CRC64 over the bytes that follow. */
+void rioEnableChecksum(rio *r);
+
+static inline size_t rioWrite(rio *r, const void *buf, size_t len) {
+    if (r->flags & RIO_FLAG_WRITE_ERROR) return 0;
+    if (len == 0) return 1;
+    if (r->flags & RIO_FLAG_CHECKSUM) rioUpdateChecksum(r, buf, len);
+    if (!r->write_fn(r, buf, len)) {
+        r->flags |= RIO_FLAG_WRITE_ERROR;
+        return 0;
+    }
+    r->processed_bytes += len;
+    return 1;
+}
+
+static inline size_t rioRead(rio *r, void *buf, size_t len) {
+    if (r->flags & RIO_FLAG_READ_ERROR) return 0;
+    if (len == 0) return 1;
+    if (!r->read_fn(r, buf, len)) {
+        r->flags |= RIO_FLAG_READ_ERROR;
+        return 0;
+    }
+    if (r->flags & RIO_FLAG_CHECKSUM) rioUpdateChecksum(r, buf, len);
+    r->processed_bytes += len;
+    return 1;
+}
+
+static inline off_t rioTell(rio *r) { return r->tell_fn(r); }
+/* Push buffered bytes to the file or descriptor (stdio: fflush). 1 on success. */
+static inline int rioFlush(rio *r) { return r->flush_fn(r); }
+static inline int rioHasError(const rio *r) {
+    return (r->flags & (RIO_FLAG_READ_ERROR | RIO_FLAG_WRITE_ERROR)) != 0;
+}
+
+#endif
