@@ -147,6 +147,47 @@ static cairnCommand pubsubSubcommands[] = {
     CMD("help", pubsubCommand, 2, L | S, 0, 0, 0, 0, "Show helpful text about the different subcommands", "6.2.0", "pubsub"),
     END};
 
+/* CLUSTER (every subcommand), READONLY, READWRITE and ASKING. cairn is a
+ * standalone server only (cluster-enabled yes is refused at start-up), and
+ * this is what Redis answers to all of them outside cluster mode; cluster-
+ * aware clients probe with them on connect and recognise this exact text.
+ * The subcommand rows exist so that COMMAND shows what Redis shows, and so
+ * arity errors and unknown subcommands come before the disabled error. */
+static void clusterDisabledCommand(client *c) {
+    replyError(c, "ERR This instance has cluster support disabled");
+}
+
+#define CLA (A | S | CMD_NO_ASYNC_LOADING)
+static cairnCommand clusterSubcommands[] = {
+    CMD("addslots", clusterDisabledCommand, -3, CLA, 0, 0, 0, 0, "Assign new hash slots to receiving node", "3.0.0", "cluster"),
+    CMD("addslotsrange", clusterDisabledCommand, -4, CLA, 0, 0, 0, 0, "Assign new hash slots to receiving node", "7.0.0", "cluster"),
+    CMD("bumpepoch", clusterDisabledCommand, 2, CLA, 0, 0, 0, 0, "Advance the cluster config epoch", "3.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("count-failure-reports", clusterDisabledCommand, 3, A | S, 0, 0, 0, 0, "Return the number of failure reports active for a given node", "3.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("countkeysinslot", clusterDisabledCommand, 3, S, 0, 0, 0, 0, "Return the number of local keys in the specified hash slot", "3.0.0", "cluster"),
+    CMD("delslots", clusterDisabledCommand, -3, CLA, 0, 0, 0, 0, "Set hash slots as unbound in receiving node", "3.0.0", "cluster"),
+    CMD("delslotsrange", clusterDisabledCommand, -4, CLA, 0, 0, 0, 0, "Set hash slots as unbound in receiving node", "7.0.0", "cluster"),
+    CMD("failover", clusterDisabledCommand, -2, CLA, 0, 0, 0, 0, "Forces a replica to perform a manual failover of its master.", "3.0.0", "cluster"),
+    CMD("flushslots", clusterDisabledCommand, 2, CLA, 0, 0, 0, 0, "Delete a node's own slots information", "3.0.0", "cluster"),
+    CMD("forget", clusterDisabledCommand, 3, CLA, 0, 0, 0, 0, "Remove a node from the nodes table", "3.0.0", "cluster"),
+    CMD("getkeysinslot", clusterDisabledCommand, 4, S, 0, 0, 0, 0, "Return local key names in the specified hash slot", "3.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("help", clusterDisabledCommand, 2, L | S, 0, 0, 0, 0, "Show helpful text about the different subcommands", "5.0.0", "cluster"),
+    CMD("info", clusterDisabledCommand, 2, S, 0, 0, 0, 0, "Provides info about Redis Cluster node state", "3.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("keyslot", clusterDisabledCommand, 3, S, 0, 0, 0, 0, "Returns the hash slot of the specified key", "3.0.0", "cluster"),
+    CMD("links", clusterDisabledCommand, 2, S, 0, 0, 0, 0, "Returns a list of all TCP links to and from peer nodes in cluster", "7.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("meet", clusterDisabledCommand, -4, CLA, 0, 0, 0, 0, "Force a node cluster to handshake with another node", "3.0.0", "cluster"),
+    CMD("myid", clusterDisabledCommand, 2, S, 0, 0, 0, 0, "Return the node id", "3.0.0", "cluster"),
+    CMD("nodes", clusterDisabledCommand, 2, S, 0, 0, 0, 0, "Get Cluster config for the node", "3.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("replicas", clusterDisabledCommand, 3, A | S, 0, 0, 0, 0, "List replica nodes of the specified master node", "5.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("replicate", clusterDisabledCommand, 3, CLA, 0, 0, 0, 0, "Reconfigure a node as a replica of the specified master node", "3.0.0", "cluster"),
+    CMD("reset", clusterDisabledCommand, -2, A | NS | S, 0, 0, 0, 0, "Reset a Redis Cluster node", "3.0.0", "cluster"),
+    CMD("saveconfig", clusterDisabledCommand, 2, CLA, 0, 0, 0, 0, "Forces the node to save cluster state on disk", "3.0.0", "cluster"),
+    CMD("set-config-epoch", clusterDisabledCommand, 3, CLA, 0, 0, 0, 0, "Set the configuration epoch in a new node", "3.0.0", "cluster"),
+    CMD("setslot", clusterDisabledCommand, -4, CLA, 0, 0, 0, 0, "Bind a hash slot to a specific node", "3.0.0", "cluster"),
+    CMD("shards", clusterDisabledCommand, 2, S, 0, 0, 0, 0, "Get array of cluster slots to node mappings", "7.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("slaves", clusterDisabledCommand, 3, A | S, 0, 0, 0, 0, "List replica nodes of the specified master node", "3.0.0", "cluster", TIPS("nondeterministic_output")),
+    CMD("slots", clusterDisabledCommand, 2, S, 0, 0, 0, 0, "Get array of Cluster slot to node mappings", "3.0.0", "cluster", TIPS("nondeterministic_output")),
+    END};
+
 static cairnCommand commandTable[] = {
     /* strings */
     CMD("get", getCommand, 2, R | F, STR, 1, 1, 1, "Get the value of a key", "1.0.0", "string", KS("RO access|i1|r0,1,0")),
@@ -243,6 +284,11 @@ static cairnCommand commandTable[] = {
     CMD("monitor", monitorCommand, 1, A | NS | L | S, 0, 0, 0, 0, "Listen for all requests received by the server in real time", "1.0.0", "server"),
     CMD("lastsave", lastsaveCommand, 1, L | S | F, ACL_CAT_ADMIN | ACL_CAT_DANGEROUS, 0, 0, 0, "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "server", TIPS("nondeterministic_output")),
     CMDS("memory", -2, 0, 0, "A container for memory diagnostics commands", "4.0.0", "server", memorySubcommands),
+    /* cluster: standalone only, see clusterSubcommands */
+    CMDS("cluster", -2, 0, 0, "A container for cluster commands", "3.0.0", "cluster", clusterSubcommands),
+    CMD("readonly", clusterDisabledCommand, 1, L | S | F, CN, 0, 0, 0, "Enables read queries for a connection to a cluster replica node", "3.0.0", "cluster"),
+    CMD("readwrite", clusterDisabledCommand, 1, L | S | F, CN, 0, 0, 0, "Disables read queries for a connection to a cluster replica node", "3.0.0", "cluster"),
+    CMD("asking", clusterDisabledCommand, 1, F, CN, 0, 0, 0, "Sent by cluster clients after an -ASK redirect", "3.0.0", "cluster"),
     END};
 
 /* Names are stored lower-case and looked up after lower-casing into a stack
