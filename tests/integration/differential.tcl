@@ -9,6 +9,14 @@
 # of servers. One [ok]/[err] line per seed; a seed stops at its first
 # difference.
 #
+# After the seeds, on one more pair of servers, the introspection replies
+# clients read when they connect are compared for every command and
+# subcommand in cairn's COMMAND LIST (see "Introspection" below): COMMAND
+# INFO, COMMAND DOCS (on the fields cairn returns), a bare COMMAND entry by
+# entry, and COMMAND GETKEYS/GETKEYSANDFLAGS on some 2500 command lines. The
+# stream itself also draws them (tests/helpers/diff_introspect.tcl). These
+# are skipped when CAIRN_DIFF_SEED replays a single seed.
+#
 # Self-contained on purpose (does not source the shared harness): it starts
 # and stops its own servers and reads RESP from raw sockets.
 #
@@ -1067,6 +1075,403 @@ proc report {ok name msg} {
     flush stdout
 }
 
+# ---------------------------------------------------------------------------
+# Introspection: COMMAND, COMMAND INFO, COMMAND DOCS, COMMAND GETKEYS
+# ---------------------------------------------------------------------------
+# Clients read these replies when they connect (redis-py's cluster client
+# builds its key finder from a bare COMMAND), so they are compared once per
+# run on a fresh pair of servers, for every command in cairn's COMMAND
+# LIST. cairn implements fewer commands than Redis, so COMMAND COUNT and the
+# whole table cannot be compared byte for byte; instead each entry cairn has
+# is compared with the reference's entry for the same name. Normalised:
+#   * subcommands are sorted by name: Redis lists them in the order of a
+#     dict whose hash seed is random per process;
+#   * the reference's subcommands are limited to those cairn has;
+#   * COMMAND DOCS: only the fields cairn returns are compared (cairn has
+#     summary, since, group and subcommands; it lacks complexity, doc_flags,
+#     deprecated_since, replaced_by, history and arguments). The fields the
+#     reference has beyond cairn's are counted and printed as a note.
+
+# Sends every argv of argvs to s in one write, then reads the replies.
+# Returns a list of call results ({ok {raw parsed}} or {fail msg}).
+proc call_many {s argvs} {
+    set pipe ""
+    foreach argv $argvs { append pipe [encode $argv] }
+    if {[catch {send_raw $s $pipe} err]} {
+        return [lrepeat [llength $argvs] [list fail "send failed: $err"]]
+    }
+    set out {}
+    foreach argv $argvs { lappend out [call_read $s] }
+    return $out
+}
+
+# The name of a COMMAND INFO entry (parsed), or "".
+proc info_name {p} {
+    if {[lindex $p 0] ne "*"} { return "" }
+    return [lindex $p 1 0 1]
+}
+
+# A parsed COMMAND INFO entry with its subcommands sorted by name and, when
+# keep is not "*", only those named in keep.
+proc norm_info {p {keep *}} {
+    if {[lindex $p 0] ne "*" || [llength [lindex $p 1]] != 10} { return $p }
+    set elems [lindex $p 1]
+    set subs [lindex $elems 9]
+    if {[lindex $subs 0] eq "*"} {
+        set named {}
+        foreach e [lindex $subs 1] {
+            set n [info_name $e]
+            if {$keep ne "*" && $n ni $keep} continue
+            lappend named [list $n [norm_info $e]]
+        }
+        set sorted {}
+        foreach pair [lsort -index 0 $named] { lappend sorted [lindex $pair 1] }
+        lset elems 9 [list * $sorted]
+    }
+    return [list * $elems]
+}
+
+# The subcommand names of a parsed COMMAND INFO entry.
+proc info_subnames {p} {
+    set out {}
+    if {[lindex $p 0] eq "*" && [llength [lindex $p 1]] == 10} {
+        foreach e [lindex $p 1 9 1] { lappend out [info_name $e] }
+    }
+    return $out
+}
+
+# Parsed RESP2 flat map {* {k v ...}} -> Tcl list of {key parsed-value}.
+proc flat_pairs {p} {
+    set out {}
+    if {[lindex $p 0] ne "*"} { return $out }
+    foreach {k v} [lindex $p 1] { lappend out [list [lindex $k 1] $v] }
+    return $out
+}
+
+# A parsed COMMAND DOCS map normalised against `like`, cairn's map for the
+# same command ("" keeps everything): only like's fields, in m's order;
+# subcommands sorted by name and limited to like's. With `tally` set, the
+# fields m has beyond like's are counted in ::docs_missing.
+proc norm_docs {m like {tally 0}} {
+    set fields *
+    set likesubs {}
+    if {$like ne ""} {
+        set fields {}
+        foreach kv [flat_pairs $like] {
+            lappend fields [lindex $kv 0]
+            if {[lindex $kv 0] eq "subcommands"} {
+                foreach skv [flat_pairs [lindex $kv 1]] { dict set likesubs {*}$skv }
+            }
+        }
+    }
+    set out {}
+    foreach kv [flat_pairs $m] {
+        lassign $kv k v
+        if {$fields ne "*" && $k ni $fields} {
+            if {$tally} { incr ::docs_missing($k) }
+            continue
+        }
+        if {$k eq "subcommands"} {
+            set named {}
+            foreach skv [flat_pairs $v] {
+                lassign $skv sn sm
+                if {$like ne ""} {
+                    if {![dict exists $likesubs $sn]} continue
+                    set sm [norm_docs $sm [dict get $likesubs $sn] $tally]
+                } else {
+                    set sm [norm_docs $sm ""]
+                }
+                lappend named [list $sn $sm]
+            }
+            set v {}
+            foreach pair [lsort -index 0 $named] {
+                lappend v [list \$ [lindex $pair 0]] [lindex $pair 1]
+            }
+            set v [list * $v]
+        }
+        lappend out [list \$ $k] $v
+    }
+    return [list * $out]
+}
+
+# A parsed COMMAND DOCS map reduced to the named fields, subcommands (kept
+# whole) sorted by name and reduced the same way: for the random stream,
+# where each reply is normalised on its own (tests/helpers/diff_introspect.tcl).
+proc norm_docs_fields {m fields} {
+    set out {}
+    foreach kv [flat_pairs $m] {
+        lassign $kv k v
+        if {$k ni $fields} continue
+        if {$k eq "subcommands"} {
+            set named {}
+            foreach skv [flat_pairs $v] {
+                lappend named [list [lindex $skv 0] [norm_docs_fields [lindex $skv 1] $fields]]
+            }
+            set v {}
+            foreach pair [lsort -index 0 $named] {
+                lappend v [list \$ [lindex $pair 0]] [lindex $pair 1]
+            }
+            set v [list * $v]
+        }
+        lappend out [list \$ $k] $v
+    }
+    return [list * $out]
+}
+
+# Differences are collected, not just the first: one run shows them all.
+proc note_diff {listvar what a b} {
+    upvar 1 $listvar diffs
+    lappend diffs "$what\n      cairn:     [repr $a 600]\n      reference: [repr $b 600]"
+}
+
+proc diff_report {name diffs} {
+    if {![llength $diffs]} {
+        report 1 $name ""
+        return
+    }
+    set msg "[llength $diffs] difference(s)"
+    foreach d [lrange $diffs 0 29] { append msg "\n    $d" }
+    if {[llength $diffs] > 30} { append msg "\n    ... and [expr {[llength $diffs] - 30}] more" }
+    report 0 $name $msg
+}
+
+# cairn's COMMAND LIST, sorted: {names} (top-level and subcommands).
+proc cairn_command_list {tc} {
+    lassign [call $tc {COMMAND LIST}] st r
+    if {$st ne "ok" || [lindex $r 1 0] ne "*"} { error "COMMAND LIST failed: $r" }
+    set names {}
+    foreach e [lindex $r 1 1] { lappend names [lindex $e 1] }
+    return [lsort $names]
+}
+
+proc introspect_info {tc rc names} {
+    set argvs {}
+    foreach n $names { lappend argvs [list COMMAND INFO $n] }
+    # Several names in one call, an unknown one among them, and case.
+    lappend argvs {COMMAND INFO get nosuchcommand SET} {COMMAND INFO} \
+        {COMMAND INFO CONFIG|GET Object|Encoding} {COMMAND INFO config|nosuch get|x ""}
+    set diffs {}
+    foreach argv $argvs a [call_many $tc $argvs] b [call_many $rc $argvs] {
+        if {[lindex $a 0] ne "ok" || [lindex $b 0] ne "ok"} {
+            note_diff diffs [repr_cmd $argv] [lindex $a 1] [lindex $b 1]
+            continue
+        }
+        lassign [lindex $a 1] araw ap
+        lassign [lindex $b 1] braw bp
+        if {$argv eq {COMMAND INFO}} {
+            # The whole table: only its length is cairn's own (checked in
+            # the bare COMMAND test); here just that it is an array.
+            if {[lindex $ap 0] ne "*"} { note_diff diffs [repr_cmd $argv] $araw $braw }
+            continue
+        }
+        # {* {entry ...}}: one entry (or nil) per name asked.
+        if {[lindex $ap 0] ne "*" || [lindex $bp 0] ne "*"
+                || [llength [lindex $ap 1]] != [llength [lindex $bp 1]]} {
+            if {$araw ne $braw} { note_diff diffs [repr_cmd $argv] $araw $braw }
+            continue
+        }
+        set ae {}
+        set be {}
+        foreach x [lindex $ap 1] y [lindex $bp 1] {
+            lappend ae [norm_info $x]
+            lappend be [norm_info $y [info_subnames $x]]
+        }
+        set na [serialize [list * $ae]]
+        set nb [serialize [list * $be]]
+        if {$na ne $nb} { note_diff diffs [repr_cmd $argv] $na $nb }
+    }
+    diff_report "introspection: COMMAND INFO of each of cairn's [llength $names] commands and subcommands" $diffs
+}
+
+proc introspect_docs {tc rc names} {
+    array unset ::docs_missing
+    set argvs {}
+    foreach n $names { lappend argvs [list COMMAND DOCS $n] }
+    lappend argvs {COMMAND DOCS get nosuchcommand SET} {COMMAND DOCS nosuchcommand} \
+        {COMMAND DOCS CONFIG|GET Object|Encoding}
+    set diffs {}
+    foreach argv $argvs a [call_many $tc $argvs] b [call_many $rc $argvs] {
+        if {[lindex $a 0] ne "ok" || [lindex $b 0] ne "ok"} {
+            note_diff diffs [repr_cmd $argv] [lindex $a 1] [lindex $b 1]
+            continue
+        }
+        lassign [lindex $a 1] araw ap
+        lassign [lindex $b 1] braw bp
+        # {* {name map name map ...}}: both must name the same commands in
+        # the same order; each map is compared on cairn's fields.
+        if {[lindex $ap 0] ne "*" || [lindex $bp 0] ne "*"
+                || [llength [lindex $ap 1]] != [llength [lindex $bp 1]]} {
+            if {$araw ne $braw} { note_diff diffs [repr_cmd $argv] $araw $braw }
+            continue
+        }
+        set ae {}
+        set be {}
+        foreach {an am} [lindex $ap 1] {bn bm} [lindex $bp 1] {
+            lappend ae $an [norm_docs $am ""]
+            lappend be $bn [norm_docs $bm $am 1]
+        }
+        set na [serialize [list * $ae]]
+        set nb [serialize [list * $be]]
+        if {$na ne $nb} { note_diff diffs [repr_cmd $argv] $na $nb }
+    }
+    set missing {}
+    foreach k [lsort [array names ::docs_missing]] { lappend missing "$k ($::docs_missing($k))" }
+    if {[llength $missing]} {
+        puts "  note: COMMAND DOCS fields the reference returns and cairn does not (count of maps): [join $missing {, }]"
+    }
+    diff_report "introspection: COMMAND DOCS of each of cairn's [llength $names] commands and subcommands (cairn's fields)" $diffs
+}
+
+# Bare COMMAND, as redis-py's cluster client sends it on connect: cairn's
+# table must hold one entry per top-level name of its COMMAND LIST, agree
+# with its COMMAND COUNT, and each entry must equal the reference's.
+proc introspect_bare {tc rc names} {
+    set diffs {}
+    set a [call $tc COMMAND]
+    set b [call $rc COMMAND]
+    set cnt [call $tc {COMMAND COUNT}]
+    if {[lindex $a 0] ne "ok" || [lindex $b 0] ne "ok" || [lindex $cnt 0] ne "ok"} {
+        report 0 "introspection: bare COMMAND" "COMMAND failed: cairn [show_reply $a], reference [show_reply $b], count [show_reply $cnt]"
+        return
+    }
+    set ref [dict create]
+    foreach e [lindex $b 1 1 1] { dict set ref [info_name $e] $e }
+    set seen {}
+    foreach e [lindex $a 1 1 1] {
+        set n [info_name $e]
+        lappend seen $n
+        if {![dict exists $ref $n]} {
+            note_diff diffs "entry $n: not in the reference's table" [serialize $e] ""
+            continue
+        }
+        set na [serialize [norm_info $e]]
+        set nb [serialize [norm_info [dict get $ref $n] [info_subnames $e]]]
+        if {$na ne $nb} { note_diff diffs "entry $n" $na $nb }
+    }
+    set top {}
+    foreach n $names { if {[string first | $n] < 0} { lappend top $n } }
+    if {[lsort $seen] ne $top} {
+        note_diff diffs "names in bare COMMAND vs top-level COMMAND LIST" [lsort $seen] $top
+    }
+    lassign [lindex $cnt 1 1] ct cv
+    if {$ct ne ":" || $cv != [llength $seen]} {
+        note_diff diffs "COMMAND COUNT vs entries of COMMAND" [lindex $cnt 1 0] [llength $seen]
+    }
+    diff_report "introspection: bare COMMAND, entry by entry ([llength $seen] entries)" $diffs
+}
+
+# Hand-written command lines for COMMAND GETKEYS: the movable-key commands
+# with valid and broken numkeys, SORT's STORE, the variable-flags ones (SET
+# with GET, BITFIELD with and without SET), subcommands, and errors. Lines
+# whose command cairn does not implement are dropped (Redis would find keys
+# there), except the names in ::getkeys_unknown, which neither knows.
+set ::getkeys_cases {
+    {ZUNIONSTORE dst 2 a b} {ZUNIONSTORE dst 2 a b WEIGHTS 1 2 AGGREGATE MAX}
+    {ZUNIONSTORE dst 0 a} {ZUNIONSTORE dst 3 a b} {ZUNIONSTORE dst -1 a}
+    {ZUNIONSTORE dst abc a} {ZUNIONSTORE dst 1 a} {ZINTERSTORE dst 1 a}
+    {ZDIFFSTORE dst 2 a b} {ZDIFFSTORE dst 1a a b}
+    {ZUNION 2 a b} {ZUNION 2 a b WITHSCORES} {ZINTER 1 a} {ZDIFF 3 a b c}
+    {ZUNION 0 a} {ZUNION 5 a b} {ZUNION " 1" a} {ZUNION 01 a} {ZUNION 9223372036854775807 a}
+    {ZINTERCARD 2 a b LIMIT 1} {ZINTERCARD 1 a} {SINTERCARD 2 a b} {SINTERCARD 0 a}
+    {SINTERCARD 3 a b} {SINTERCARD 1 a LIMIT 5}
+    {LMPOP 2 a b LEFT} {LMPOP 1 a RIGHT COUNT 2} {LMPOP 3 a b LEFT} {LMPOP 0 a LEFT}
+    {BLMPOP 0 2 a b LEFT} {BLMPOP 1.5 1 a RIGHT} {BLMPOP 0 3 a b} {BLMPOP 0 x a b}
+    {ZMPOP 2 a b MIN} {ZMPOP 1 a MAX COUNT 3} {ZMPOP 4 a MIN}
+    {BZMPOP 0 2 a b MIN} {BZMPOP 0 0 a MIN} {BZMPOP 0 1 a MAX COUNT 2}
+    {SORT k} {SORT k BY w_*} {SORT k STORE dst} {SORT k GET # GET o_* STORE dst LIMIT 0 1}
+    {SORT k STORE} {SORT k BY nosort STORE d1 STORE d2} {SORT k LIMIT 0 1 STORE d}
+    {SORT k store d ALPHA DESC} {SORT k LIMIT 0} {SORT k GET} {SORT k BY}
+    {SORT_RO k} {SORT_RO k BY w_* GET o_*} {SORT_RO k STORE d}
+    {SET k v} {SET k v GET} {SET k v get EX 10} {SET k v NX} {SET k v GETX} {SET k}
+    {BITFIELD k GET u8 0} {BITFIELD k SET u8 0 1} {BITFIELD k INCRBY u8 0 1}
+    {BITFIELD k OVERFLOW SAT GET u8 0} {BITFIELD k} {BITFIELD_RO k GET u8 0} {BITFIELD_RO k}
+    {MSET a 1 b 2} {MSET a 1 b} {MSETNX a 1 b 2 c 3} {MGET a b c} {DEL a b c} {EXISTS a}
+    {UNLINK a b} {TOUCH a} {RENAME a b} {RENAMENX a b} {COPY a b DB 1 REPLACE} {MOVE a 1}
+    {LMOVE a b LEFT RIGHT} {BLMOVE a b LEFT RIGHT 0} {RPOPLPUSH a b} {BRPOPLPUSH a b 0}
+    {SMOVE a b m} {BLPOP a b 0} {BRPOP a 0} {BZPOPMIN a b 0} {BZPOPMAX a 0}
+    {OBJECT ENCODING k} {OBJECT ENCODING} {OBJECT FREQ k} {OBJECT HELP} {OBJECT nosuch k}
+    {OBJECT} {MEMORY USAGE k} {MEMORY USAGE k SAMPLES 5} {MEMORY STATS} {memory usage k}
+    {SSUBSCRIBE a b} {SPUBLISH ch msg} {SUNSUBSCRIBE a} {SUNSUBSCRIBE} {PUBLISH ch msg}
+    {SUBSCRIBE a} {PUBSUB NUMSUB a} {PUBSUB SHARDNUMSUB a}
+    {WATCH a b} {PFMERGE d a b} {PFCOUNT a b} {PFADD h a} {PFDEBUG GETREG h} {LCS a b}
+    {SUNIONSTORE d a b} {SINTERSTORE d a} {SDIFF a b c} {ZRANGESTORE d s 0 -1}
+    {GETEX k PERSIST} {HSET h f v} {HSET h f} {ZADD z 1} {ZADD z 1 m 2} {GETRANGE k 0 1}
+    {BITOP AND d a b} {BITOP NOT d a} {BITCOUNT k} {BITPOS k 1 0} {GET} {GET a b}
+    {PING} {DBSIZE} {CONFIG GET maxmemory} {CLIENT LIST} {CLIENT} {COMMAND}
+    {COMMAND INFO get} {COMMAND GETKEYS GET k} {SELECT 1} {MULTI} {EXEC} {DEBUG OBJECT k}
+    {CLUSTER INFO} {CLUSTER KEYSLOT k} {CLUSTER COUNTKEYSINSLOT 1} {CLUSTER GETKEYSINSLOT 1 1}
+    {READONLY} {ASKING}
+    {NOSUCHCMD a b} {GETT k} {"" k} {"get\x01" k} {"GET k" k}
+}
+set ::getkeys_unknown [list nosuchcmd gett "" "get\x01" "get k"]
+set ::getkeys_pool [list k1 k2 k3 "{t}k4" 0 1 2 3 -1 abc "" STORE BY GET LIMIT WEIGHTS \
+        AGGREGATE SUM MIN MAX COUNT LEFT RIGHT NX XX EX 100 # "a b"]
+
+# Command lines for every command and subcommand of cairn's table (name and
+# arity from its bare COMMAND): the shortest valid length, one below and
+# above it, and for variadic commands a few longer ones, the extra
+# arguments drawn from a pool of keys, numbers and keywords.
+proc getkeys_generated {table} {
+    rng_seed 4242
+    set lines {}
+    foreach e $table {
+        set todo [list $e]
+        foreach s [lindex $e 1 9 1] { lappend todo $s }
+        foreach x $todo {
+            set name [info_name $x]
+            set arity [lindex $x 1 1 1]
+            set prefix [split [string toupper $name] |]
+            set n [expr {abs($arity)}]
+            set lens [list $n [expr {$n - 1}] [expr {$n + 1}]]
+            if {$arity < 0} { lappend lens [expr {$n + 2}] [expr {$n + 4}] [expr {$n + 7}] }
+            foreach len $lens {
+                if {$len < [llength $prefix]} continue
+                set argv $prefix
+                while {[llength $argv] < $len} { lappend argv [pick $::getkeys_pool] }
+                lappend lines $argv
+            }
+        }
+    }
+    return $lines
+}
+
+proc introspect_getkeys {tc rc names table} {
+    set lines {}
+    foreach argv $::getkeys_cases {
+        set cmd [string tolower [lindex $argv 0]]
+        if {$cmd in $names || $cmd in $::getkeys_unknown} { lappend lines $argv }
+    }
+    lappend lines {*}[getkeys_generated $table]
+    set argvs {}
+    foreach argv [lsort -unique $lines] {
+        lappend argvs [list COMMAND GETKEYS {*}$argv] [list COMMAND GETKEYSANDFLAGS {*}$argv]
+    }
+    lappend argvs {COMMAND GETKEYS} {COMMAND GETKEYSANDFLAGS}
+    set diffs {}
+    foreach argv $argvs a [call_many $tc $argvs] b [call_many $rc $argvs] {
+        if {[compare raw $a $b] ne ""} { note_diff diffs [repr_cmd $argv] [lindex $a 1 0] [lindex $b 1 0] }
+    }
+    diff_report "introspection: COMMAND GETKEYS and GETKEYSANDFLAGS on [llength $argvs] command lines" $diffs
+}
+
+proc run_introspection {} {
+    set ts [start_server $::test_server {}]
+    set rs [start_server $::reference [list [dict get $ts port]]]
+    set tc [connect [dict get $ts port]]
+    set rc [connect [dict get $rs port]]
+    set ::conns [list $tc $rc]
+    set names [cairn_command_list $tc]
+    lassign [call $tc COMMAND] st r
+    if {$st ne "ok" || [lindex $r 1 0] ne "*"} { error "bare COMMAND on cairn failed: $r" }
+    set table [lindex $r 1 1]
+    introspect_info $tc $rc $names
+    introspect_docs $tc $rc $names
+    introspect_bare $tc $rc $names
+    introspect_getkeys $tc $rc $names $table
+    close_conns
+    stop_all_servers
+}
+
 proc main {} {
     if {![file executable $::test_server]} {
         report 0 "differential" "server binary $::test_server does not exist or is not executable"
@@ -1099,6 +1504,15 @@ proc main {} {
             puts "  seed $seed took [expr {[clock milliseconds] - $t0}] ms"
         }
         report [expr {$msg eq ""}] $name $msg
+    }
+    # Replaying one seed is about that seed only.
+    if {![info exists ::env(CAIRN_DIFF_SEED)] || $::env(CAIRN_DIFF_SEED) eq ""} {
+        if {[catch {run_introspection} msg opts]} {
+            if {$::verbose} { append msg "\n[dict get $opts -errorinfo]" }
+            close_conns
+            stop_all_servers
+            report 0 "introspection" "error: $msg"
+        }
     }
     if {$::verbose} {
         puts "  total [expr {[clock milliseconds] - $start}] ms"
