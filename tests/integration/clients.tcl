@@ -385,6 +385,321 @@ test "redis-cli interactive mode fed by stdin" {
 }
 
 # ---------------------------------------------------------------------------
+# What clients send when they connect, through redis-cli
+# ---------------------------------------------------------------------------
+# Client libraries open with some of HELLO 2/3 (with AUTH and SETNAME), a
+# bare COMMAND (redis-py's cluster client builds its key finder from it),
+# COMMAND DOCS, INFO (ioredis' ready check), CLIENT SETINFO (newer clients;
+# an unknown subcommand in Redis 7.0) and, cluster-aware ones, CLUSTER SLOTS
+# or READONLY (an error without cluster mode). Expected texts are those of
+# redis-server 7.0.15. A second server has a password for the AUTH cases.
+
+set authsrv [start_server -config {requirepass s3cret}]
+
+# cmdstat $c NAME FIELD: one field of NAME's INFO commandstats line (0 if
+# the command has not run).
+proc cmdstat {c name field} {
+    set d [server_info $c commandstats]
+    if {![dict exists $d cmdstat_$name]} { return 0 }
+    foreach kv [split [dict get $d cmdstat_$name] ,] {
+        lassign [split $kv =] k v
+        if {$k eq $field} { return $v }
+    }
+    return 0
+}
+
+# The top-level entries of redis-cli's --no-raw rendering of a bare COMMAND:
+# {index name ...}. Top-level indexes are right-aligned to the width of the
+# largest one; nested "N) 1) ..." lines are indented further.
+proc cli_command_entries {out count} {
+    set width [string length $count]
+    set entries {}
+    foreach l [split $out \n] {
+        if {[regexp {^( *)(\d+)\) +1\) "([^"]*)"$} $l -> pad idx name]
+                && [string length $pad$idx] == $width} {
+            lappend entries $idx $name
+        }
+    }
+    return $entries
+}
+
+test "redis-cli bare COMMAND lists each command once, as many as COMMAND COUNT" {
+    skip_unless_tools cli
+    set count [cli $srv COMMAND COUNT]
+    assert {[string is integer -strict $count] && $count > 100} "COMMAND COUNT: $count"
+    assert_equal "(integer) $count" [cli $srv --no-raw COMMAND COUNT]
+    set entries [cli_command_entries [cli $srv --no-raw COMMAND] $count]
+    set names {}
+    set i 0
+    foreach {idx name} $entries {
+        assert_equal [incr i] $idx "entry index"
+        lappend names $name
+    }
+    assert_equal $count [llength $names] "entries in redis-cli COMMAND"
+    assert_equal $count [llength [lsort -unique $names]] "distinct names"
+    # COMMAND LIST names the same commands, plus container|subcommand.
+    set list [split [cli $srv COMMAND LIST] \n]
+    assert_equal [lsort $names] [lsort [lsearch -all -inline -not $list *|*]]
+    foreach cmd {get set del command hello info client config cluster readonly readwrite asking} {
+        assert {$cmd in $names} "$cmd in redis-cli COMMAND"
+    }
+    # Raw mode: one field a line, GET's entry among them.
+    set raw [cli $srv COMMAND]
+    assert {[regexp {(^|\n)get\n2\nreadonly\nfast\n1\n1\n1\n@read\n@string\n@fast\n\nflags\nRO\naccess\nbegin_search\n} $raw]} \
+        "GET's entry in raw COMMAND output"
+}
+
+test "redis-cli COMMAND INFO, DOCS, LIST and GETKEYS" {
+    skip_unless_tools cli
+    assert_equal [join {
+        {1)  1) "get"}
+        {    2) (integer) 2}
+        {    3) 1) readonly}
+        {       2) fast}
+        {    4) (integer) 1}
+        {    5) (integer) 1}
+        {    6) (integer) 1}
+        {    7) 1) @read}
+        {       2) @string}
+        {       3) @fast}
+        {    8) (empty array)}
+        {    9) 1) 1) "flags"}
+        {          2) 1) RO}
+        {             2) access}
+        {          3) "begin_search"}
+        {          4) 1) "type"}
+        {             2) "index"}
+        {             3) "spec"}
+        {             4) 1) "index"}
+        {                2) (integer) 1}
+        {          5) "find_keys"}
+        {          6) 1) "type"}
+        {             2) "range"}
+        {             3) "spec"}
+        {             4) 1) "lastkey"}
+        {                2) (integer) 0}
+        {                3) "keystep"}
+        {                4) (integer) 1}
+        {                5) "limit"}
+        {                6) (integer) 0}
+        {   10) (empty array)}
+    } \n] [cli $srv --no-raw COMMAND INFO get]
+    assert_equal "1) (nil)" [lindex [split [cli $srv --no-raw COMMAND INFO nosuchcommand get] \n] 0]
+    # COMMAND DOCS: cairn has no argument docs or complexity, so only the
+    # leading fields both servers return are compared.
+    assert_equal {get summary {Get the value of a key} since 1.0.0 group string} \
+        [lrange [split [cli $srv COMMAND DOCS get] \n] 0 6]
+    assert_equal {cluster|info summary {Provides info about Redis Cluster node state} since 3.0.0 group cluster} \
+        [lrange [split [cli $srv COMMAND DOCS cluster|info] \n] 0 6]
+    assert_equal "" [cli $srv COMMAND DOCS nosuchcommand]
+    set cl [lsort [split [cli $srv COMMAND LIST FILTERBY PATTERN cluster*] \n]]
+    assert_equal 28 [llength $cl] "cluster and its 27 subcommands: $cl"
+    foreach n {cluster cluster|info cluster|slots cluster|shards cluster|nodes cluster|myid} {
+        assert {$n in $cl} "$n in COMMAND LIST FILTERBY PATTERN cluster*"
+    }
+    assert_equal "a\nb" [cli $srv COMMAND GETKEYS MSET a 1 b 2]
+    assert_equal "dst\na\nb" [cli $srv COMMAND GETKEYS ZUNIONSTORE dst 2 a b WEIGHTS 1 2]
+    assert_equal [join {
+        {1) 1) "a"}
+        {   2) 1) RW}
+        {      2) access}
+        {      3) delete}
+        {2) 1) "b"}
+        {   2) 1) RW}
+        {      2) insert}
+    } \n] [cli $srv --no-raw COMMAND GETKEYSANDFLAGS LMOVE a b LEFT RIGHT]
+    assert_equal "(error) ERR The command has no key arguments" [cli $srv --no-raw COMMAND GETKEYS ECHO x]
+    assert_equal "(error) ERR Invalid command specified" [cli $srv --no-raw COMMAND GETKEYS NOSUCH a]
+}
+
+test "redis-cli HELLO 2 and HELLO 3 with AUTH and SETNAME" {
+    skip_unless_tools cli
+    set script [join {
+        {HELLO 3 AUTH default s3cret SETNAME cli-hello}
+        {CLIENT GETNAME}
+        {CONFIG GET maxmemory}
+        {HELLO 2}
+        {CONFIG GET maxmemory}
+        {HELLO 3 AUTH default wrong}
+        {HELLO 2 AUTH default s3cret SETNAME "bad name"}
+        {CLIENT GETNAME}
+        {HELLO 4}
+    } \n]
+    set out [cli_in $authsrv [list << "$script\n"] --no-raw]
+    # The connection id is the server's own.
+    regsub -all {"id" => \(integer\) \d+} $out {"id" => (integer) ID} out
+    regsub -all {\n 8\) \(integer\) \d+\n} $out "\n 8) (integer) ID\n" out
+    assert_equal [join {
+        {1# "server" => "redis"}
+        {2# "version" => "7.0.15"}
+        {3# "proto" => (integer) 3}
+        {4# "id" => (integer) ID}
+        {5# "mode" => "standalone"}
+        {6# "role" => "master"}
+        {7# "modules" => (empty array)}
+        {"cli-hello"}
+        {1# "maxmemory" => "0"}
+        { 1) "server"}
+        { 2) "redis"}
+        { 3) "version"}
+        { 4) "7.0.15"}
+        { 5) "proto"}
+        { 6) (integer) 2}
+        { 7) "id"}
+        { 8) (integer) ID}
+        { 9) "mode"}
+        {10) "standalone"}
+        {11) "role"}
+        {12) "master"}
+        {13) "modules"}
+        {14) (empty array)}
+        {1) "maxmemory"}
+        {2) "0"}
+        {(error) WRONGPASS invalid username-password pair or user is disabled.}
+        {(error) ERR Client names cannot contain spaces, newlines or special characters.}
+        {"cli-hello"}
+        {(error) NOPROTO unsupported protocol version}
+    } \n] $out
+    # HELLO 2 SETNAME on the server without a password, and -3 (HELLO 3).
+    set out [cli_in $srv [list << "HELLO 2 SETNAME cli-two\nCLIENT GETNAME\n"]]
+    assert_match "server\nredis\nversion\n7.0.15\nproto\n2\nid\n*\nmode\nstandalone\nrole\nmaster\nmodules\n\ncli-two" $out
+    assert_match "*\"proto\" => (integer) 3*" [cli $srv -3 --no-raw HELLO]
+}
+
+test "redis-cli handshake commands before AUTH" {
+    skip_unless_tools cli
+    set script [join {
+        {HELLO 3}
+        {COMMAND}
+        {COMMAND DOCS get}
+        {INFO server}
+        {CLIENT SETNAME early}
+        {CLIENT SETINFO lib-name redis-cli}
+        {CLUSTER INFO}
+        {READONLY}
+        {HELLO 2 AUTH default s3cret SETNAME later}
+        {READONLY}
+        {CLIENT GETNAME}
+    } \n]
+    set out [cli_in $authsrv [list << "$script\n"] --no-raw]
+    regsub {\n 8\) \(integer\) \d+\n} $out "\n 8) (integer) ID\n" out
+    set noauth "(error) NOAUTH Authentication required."
+    # CLIENT SETINFO fails its lookup before the auth check, as in Redis.
+    # (redis-cli shows INFO and CLUSTER INFO replies raw, even errors.)
+    assert_equal [join [list \
+        "(error) NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time" \
+        $noauth $noauth [string range $noauth 8 end] $noauth \
+        "(error) ERR unknown subcommand 'SETINFO'. Try CLIENT HELP." \
+        [string range $noauth 8 end] $noauth \
+        { 1) "server"} { 2) "redis"} { 3) "version"} { 4) "7.0.15"} { 5) "proto"} \
+        { 6) (integer) 2} { 7) "id"} { 8) (integer) ID} { 9) "mode"} {10) "standalone"} \
+        {11) "role"} {12) "master"} {13) "modules"} {14) (empty array)} \
+        "(error) ERR This instance has cluster support disabled" {"later"}] \n] $out
+}
+
+# The handshake as the bytes a client library sees: everything in one
+# write, the protocol switched by HELLO in the middle of the pipeline.
+proc hello_bytes {proto} {
+    set head [expr {$proto == 3 ? "%7" : "*14"}]
+    return "$head\r\n\$6\r\nserver\r\n\$5\r\nredis\r\n\$7\r\nversion\r\n\$6\r\n7.0.15\r\n\$5\r\nproto\r\n:$proto\r\n\$2\r\nid\r\n:ID\r\n\$4\r\nmode\r\n\$10\r\nstandalone\r\n\$4\r\nrole\r\n\$6\r\nmaster\r\n\$7\r\nmodules\r\n*0\r\n"
+}
+proc without_id {raw} {
+    regsub {\$2\r\nid\r\n:\d+\r\n} $raw "\$2\r\nid\r\n:ID\r\n" raw
+    return $raw
+}
+
+test "connect-time commands pipelined in one write, RESP2 to RESP3 and back" {
+    set x [client $authsrv]
+    set count [r $c COMMAND COUNT]
+    set info_get "*1\r\n*10\r\n\$3\r\nget\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n"
+    set cmds {
+        {COMMAND} {CLIENT SETINFO lib-name tcl} {HELLO 3 AUTH default s3cret SETNAME raw-pipe}
+        {CLIENT GETNAME} {INFO server} {COMMAND DOCS get} {COMMAND INFO get} {COMMAND}
+        {CLIENT SETINFO lib-name tcl} {CLIENT SETINFO lib-ver 1.0} {CLUSTER INFO} {CLUSTER SLOTS}
+        {READONLY} {READWRITE} {ASKING} {HELLO 2} {COMMAND INFO get} {CLIENT GETNAME} {PING}
+    }
+    set pipe ""
+    foreach cmd $cmds { append pipe [::cairn_h::encode $cmd] }
+    send_raw $x $pipe
+    set replies {}
+    foreach cmd $cmds { lappend replies [read_raw_reply $x] }
+    lassign $replies noauth setinfo hello3 name info docs cinfo table
+    assert_equal "-NOAUTH Authentication required.\r\n" $noauth
+    assert_equal "-ERR unknown subcommand 'SETINFO'. Try CLIENT HELP.\r\n" $setinfo
+    assert_equal [hello_bytes 3] [without_id $hello3]
+    assert_equal "\$8\r\nraw-pipe\r\n" $name
+    # RESP3 INFO is a verbatim string of format txt.
+    assert {[regexp {^=(\d+)\r\ntxt:# Server\r\nredis_version:7\.0\.15\r\n} $info -> len]} [string range $info 0 80]
+    assert_equal [expr {[string length $info] - [string length "=$len\r\n\r\n"]}] $len
+    assert_equal 0 [string first "%1\r\n\$3\r\nget\r\n%" $docs] $docs
+    assert_match "*\$7\r\nsummary\r\n\$22\r\nGet the value of a key\r\n\$5\r\nsince\r\n\$5\r\n1.0.0\r\n\$5\r\ngroup\r\n\$6\r\nstring\r\n*" $docs
+    assert_equal 0 [string first $info_get $cinfo] $cinfo
+    # The password server runs the same binary: the same table size.
+    assert_equal 0 [string first "*$count\r\n*10\r\n" $table] [string range $table 0 40]
+    set err "-ERR This instance has cluster support disabled\r\n"
+    assert_equal [list $setinfo "-ERR unknown subcommand 'SETINFO'. Try CLIENT HELP.\r\n" $err $err $err $err $err] \
+        [lrange $replies 8 14]
+    assert_equal [hello_bytes 2] [without_id [lindex $replies 15]]
+    # Back in RESP2, sets are arrays again.
+    set info_get2 [string map {~ *} $info_get]
+    assert_equal 0 [string first [string map {%3 *6} $info_get2] [lindex $replies 16]] [lindex $replies 16]
+    assert_equal [list "\$8\r\nraw-pipe\r\n" "+PONG\r\n"] [lrange $replies 17 18]
+    close_client $x
+}
+
+test "redis-cli CLIENT SETINFO, CLUSTER, READONLY, READWRITE, ASKING (no cluster mode)" {
+    skip_unless_tools cli
+    set off "ERR This instance has cluster support disabled"
+    assert_equal "(error) ERR unknown subcommand 'SETINFO'. Try CLIENT HELP." \
+        [cli $srv --no-raw CLIENT SETINFO lib-name x]
+    assert_equal "(error) ERR unknown subcommand 'SETINFO'. Try CLIENT HELP." \
+        [cli $srv --no-raw CLIENT SETINFO lib-ver 1.2.3]
+    foreach cmd {{CLUSTER INFO} {CLUSTER SLOTS} {CLUSTER SHARDS} {CLUSTER NODES} {CLUSTER MYID}
+            {CLUSTER HELP} {CLUSTER KEYSLOT k} {cluster countkeysinslot 1} READONLY READWRITE ASKING} {
+        # Raw: redis-cli always prints CLUSTER INFO and NODES raw.
+        assert_equal $off [string trim [cli $srv --raw {*}$cmd]] $cmd
+    }
+    assert_equal "(error) ERR unknown subcommand 'FOO'. Try CLUSTER HELP." [cli $srv --no-raw CLUSTER FOO]
+    assert_equal "(error) ERR wrong number of arguments for 'cluster|info' command" \
+        [cli $srv --no-raw CLUSTER INFO extra]
+    assert_equal "(error) ERR wrong number of arguments for 'cluster' command" [cli $srv --no-raw CLUSTER]
+    assert_equal "(error) ERR wrong number of arguments for 'readonly' command" [cli $srv --no-raw READONLY x]
+    # The failures are counted as the commands' own, as Redis does.
+    set before [cmdstat $c cluster|info failed_calls]
+    cli $srv CLUSTER INFO
+    assert_equal [expr {$before + 1}] [cmdstat $c cluster|info failed_calls]
+    assert_equal "cluster_enabled:0" [string trim [lindex [split [cli $srv INFO cluster] \n] 1]]
+    # redis-cli's own cluster manager tells it from INFO's cluster section.
+    set code [catch {exec {*}$cli --cluster check [dict get $srv host]:[dict get $srv port] < /dev/null 2>@1} out]
+    regsub -all {\x1b\[[0-9;]*m} $out "" out
+    assert_equal 1 $code $out
+    assert_equal 0 [string first "\[ERR\] Node [dict get $srv host]:[dict get $srv port] is not configured as a cluster node." $out] $out
+}
+
+test "redis-cli --pipe of a whole client handshake" {
+    skip_unless_tools cli
+    set text [join {
+        {HELLO 2 SETNAME piped} COMMAND {COMMAND COUNT} {COMMAND DOCS get} INFO
+        {CLIENT SETNAME piped2} {CLIENT SETINFO lib-name x} {CLIENT SETINFO lib-ver 1.0}
+        {CLUSTER INFO} {CLUSTER SLOTS} READONLY READWRITE {CLIENT GETNAME} PING
+    } \r\n]
+    set calls [cmdstat $c command calls]
+    set fails [cmdstat $c readonly failed_calls]
+    set code [catch {exec {*}$cli -h [dict get $srv host] -p [dict get $srv port] --pipe \
+        << "$text\r\n" 2>@1} out]
+    # Exit status 1: there were error replies.
+    assert_equal 1 $code $out
+    assert_match "*errors: 6, replies: 14*" $out
+    assert_equal 2 [regexp -all {ERR unknown subcommand 'SETINFO'. Try CLIENT HELP.} $out] $out
+    assert_equal 4 [regexp -all {ERR This instance has cluster support disabled} $out] $out
+    assert_equal [expr {$calls + 1}] [cmdstat $c command calls]
+    assert_equal [expr {$fails + 1}] [cmdstat $c readonly failed_calls]
+    # HELLO 3 in the middle of a pipe: the rest is read as RESP3.
+    set out [cli_in $srv [list << "HELLO 3\r\nCOMMAND DOCS get\r\nCONFIG GET maxmemory\r\nPING\r\n"] --pipe]
+    assert_match "*errors: 0, replies: 4" $out
+}
+
+# ---------------------------------------------------------------------------
 # redis-benchmark
 # ---------------------------------------------------------------------------
 
