@@ -13,12 +13,12 @@ ifeq ($(SANITIZE),1)
   SERVER := $(BUILD)/cairn-server
   # jemalloc would hide allocations from ASan, so the sanitized build uses libc malloc.
   CFLAGS := $(CFLAGS_BASE) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
-  LDFLAGS := -fsanitize=address,undefined
+  LDFLAGS := -rdynamic -fsanitize=address,undefined
 else
   BUILD := build/normal
   SERVER := src/cairn-server
   CFLAGS := $(CFLAGS_BASE) $(OPT)
-  LDFLAGS :=
+  LDFLAGS := -rdynamic
   LIBS += -ljemalloc
 endif
 

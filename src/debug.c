@@ -5,6 +5,7 @@
  * counter the single-lookup tests read, DEBUG PROPAGATED the bytes encoded
  * into the propagation stream since the previous call. */
 #include "server.h"
+#include "crash.h"
 #include "digest.h"
 #include "propagate.h"
 #include "quicklist.h"
@@ -147,6 +148,7 @@ void debugCommand(client *c) {
         "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
         "PANIC", "    Crash the server simulating a panic.",
         "SEGFAULT", "    Crash the server with sigsegv.",
+        "ASSERT", "    Crash the server with a failed assertion.",
         NULL};
     const char *sub = c->argv[1]->ptr;
     if (!strcasecmp(sub, "help")) {
@@ -245,7 +247,11 @@ void debugCommand(client *c) {
     } else if (!strcasecmp(sub, "panic")) {
         serverPanic("DEBUG PANIC called at Unix time");
     } else if (!strcasecmp(sub, "segfault")) {
-        serverPanic("DEBUG SEGFAULT");
+        crashDebugSegfault();
+    } else if (!strcasecmp(sub, "assert")) {
+        /* volatile: the compiler must not see that the check always fails. */
+        volatile int one = 1;
+        serverAssert(one == 2);
     } else {
         replyErrorSubcommand(c);
     }

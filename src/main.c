@@ -8,6 +8,7 @@
 #include "server.h"
 #include "bio.h"
 #include "blocked.h"
+#include "crash.h"
 #include "lazyfree.h"
 
 #include <errno.h>
@@ -118,6 +119,7 @@ static void setupSignals(void) {
     sigaction(SIGINT, &act, NULL);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
+    crashInstallHandlers();
 }
 
 static long long serverCron(eventLoop *el, long long id, void *data) {
