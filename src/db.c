@@ -13,6 +13,7 @@
  * tests can check that rule. */
 #include "server.h"
 #include "blocked.h"
+#include "db.h"
 #include "lazyfree.h"
 
 uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
@@ -455,4 +456,35 @@ void dbsCron(void) {
             dictSize(db->expires) * 100 / dictSlots(db->expires) < 10)
             dictResize(db->expires);
     }
+}
+
+/* ---- whole databases (db.h), for snapshots ---- */
+
+int dbCount(void) { return cfg.dbnum; }
+dict *dbKeysDict(int dbid) { return server.db[dbid].dict; }
+dict *dbExpiresDict(int dbid) { return server.db[dbid].expires; }
+
+void dbExpandForLoad(int dbid, unsigned long keys, unsigned long expires) {
+    const unsigned long cap = 1UL << 24; /* a corrupt count must not allocate gigabytes */
+    if (keys) dictTryExpand(server.db[dbid].dict, keys < cap ? keys : cap);
+    if (expires) dictTryExpand(server.db[dbid].expires, expires < cap ? expires : cap);
+}
+
+int dbAddLoaded(int dbid, sds key, robj *val, long long expire, int replace) {
+    serverDb *db = &server.db[dbid];
+    dictEntry *existing;
+    dictEntry *de = dictAddRaw(db->dict, key, &existing);
+    if (!de) {
+        if (!replace) return 0;
+        robj *old = dictGetVal(existing);
+        dictSetVal(db->dict, existing, val);
+        decrRefCount(old);
+        sdsfree(key);
+        de = existing;
+        if (expire == -1) dbRemoveExpireEntry(db, de);
+    } else {
+        dictSetVal(db->dict, de, val);
+    }
+    if (expire != -1) dbSetExpireEntry(db, de, expire);
+    return 1;
 }

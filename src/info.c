@@ -9,6 +9,7 @@
 #include "lazyfree.h"
 #include "latency.h"
 #include "propagate.h"
+#include "snapshot.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
@@ -288,26 +289,10 @@ static sds infoMemory(sds s) {
 }
 
 static sds infoPersistence(sds s) {
-    return sdscatprintf(s,
+    sds rdb = rdbInfoFields(sdsempty());
+    s = sdscatprintf(s,
                         "# Persistence\r\n"
-                        "loading:0\r\n"
-                        "async_loading:0\r\n"
-                        "current_cow_peak:0\r\n"
-                        "current_cow_size:0\r\n"
-                        "current_cow_size_age:0\r\n"
-                        "current_fork_perc:0.00\r\n"
-                        "current_save_keys_processed:0\r\n"
-                        "current_save_keys_total:0\r\n"
-                        "rdb_changes_since_last_save:%lld\r\n"
-                        "rdb_bgsave_in_progress:0\r\n"
-                        "rdb_last_save_time:%lld\r\n"
-                        "rdb_last_bgsave_status:ok\r\n"
-                        "rdb_last_bgsave_time_sec:-1\r\n"
-                        "rdb_current_bgsave_time_sec:-1\r\n"
-                        "rdb_saves:0\r\n"
-                        "rdb_last_cow_size:0\r\n"
-                        "rdb_last_load_keys_expired:0\r\n"
-                        "rdb_last_load_keys_loaded:0\r\n"
+                        "%s"
                         "aof_enabled:0\r\n"
                         "aof_rewrite_in_progress:0\r\n"
                         "aof_rewrite_scheduled:0\r\n"
@@ -320,7 +305,9 @@ static sds infoPersistence(sds s) {
                         "aof_last_cow_size:0\r\n"
                         "module_fork_in_progress:0\r\n"
                         "module_fork_last_cow_size:0\r\n",
-                        server.dirty, server.stat_starttime);
+                        rdb);
+    sdsfree(rdb);
+    return s;
 }
 
 static sds infoStats(sds s) {

@@ -10,6 +10,7 @@
 #include "blocked.h"
 #include "crash.h"
 #include "lazyfree.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -88,8 +89,10 @@ int prepareForShutdown(int flags) {
     if (server.in_shutdown) return C_OK;
     server.in_shutdown = 1;
     serverLog(LL_WARNING, "User requested shutdown...");
-    if (cfg.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE))
-        serverLog(LL_WARNING, "Snapshots are not implemented yet: nothing was saved.");
+    if (rdbShutdown(flags) != 0) {
+        server.in_shutdown = 0;
+        return C_ERR;
+    }
     if (cfg.pidfile) unlink(cfg.pidfile);
     /* Flush what we can to clients before exiting (e.g. replies already
      * queued in this loop iteration). */
@@ -139,6 +142,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
         server.shutdown_asap = 0;
     }
     infoTrackSamples();
+    rdbCron();
     clientsCron();
     blockedCheckTimeouts();
     pauseCheckTimeout();
@@ -476,8 +480,7 @@ int main(int argc, char **argv) {
     elAddTimer(server.el, 1, serverCron, NULL);
     elSetBeforeSleep(server.el, beforeSleep);
     elSetAfterSleep(server.el, afterSleep);
-    if (cfg.saveparamslen > 0)
-        serverLog(LL_WARNING, "Note: 'save' is configured but snapshots are not implemented yet.");
+    rdbStartupLoad();
     /* Only once the listeners exist: whoever waits for the pid file may
      * connect right away. */
     createPidFile();

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "dict.h"
 #include "event.h"
+#include "log.h"
 #include "conn.h"
 #include "object.h"
 #include "reply.h"
@@ -324,13 +325,7 @@ struct cairnServer {
 
 extern struct cairnServer server;
 
-/* --- log.c --- */
-void serverLog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void serverLogRaw(int level, const char *msg);
-void serverLogFromSignal(int level, const char *msg);
-#define serverAssert(e) ((e) ? (void)0 : (serverAssertFail(#e, __FILE__, __LINE__), __builtin_unreachable()))
-void serverAssertFail(const char *expr, const char *file, int line) __attribute__((noreturn));
-void serverPanic(const char *msg) __attribute__((noreturn));
+/* --- log.c: see log.h --- */
 
 /* --- client.c --- */
 client *clientCreate(connection *conn, int flags);

@@ -1,4 +1,5 @@
-/* servercmd: small server-wide commands: TIME, LASTSAVE, SHUTDOWN, MEMORY. */
+/* servercmd: small server-wide commands: TIME, SHUTDOWN, MEMORY (LASTSAVE is
+ * persistence/snapshot.c's). */
 #include "server.h"
 
 #include <stdlib.h>
@@ -11,8 +12,6 @@ void timeCommand(client *c) {
     replyBulkLongLong(c, tv.tv_sec);
     replyBulkLongLong(c, tv.tv_usec);
 }
-
-void lastsaveCommand(client *c) { replyLongLong(c, server.stat_starttime); }
 
 void shutdownCommand(client *c) {
     int flags = SHUTDOWN_NOFLAGS, abort = 0;

@@ -217,6 +217,17 @@ void setTypeResetIterator(setTypeIterator *it) { setIterDone(it); }
 
 int setTypeIsMemberInt(robj *set, long long ll) { return setHasInt(set, ll); }
 
+robj *setTypeCreateIntset(void) { return setCreateIntset(); }
+robj *setTypeCreateDict(unsigned long size) {
+    robj *set = setCreateHT();
+    if (size) dictTryExpand(set->ptr, size < (1UL << 24) ? size : (1UL << 24));
+    return set;
+}
+int setTypeAddSds(robj *set, sds member) { return setAdd(set, member); }
+void setTypeConvertToDict(robj *set) {
+    if (set->encoding == OBJ_ENCODING_INTSET) setConvertToHT(set);
+}
+
 int setTypeIsMember(robj *set, const char *str, size_t len) {
     long long v;
     if (set->encoding == OBJ_ENCODING_INTSET)

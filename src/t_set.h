@@ -41,6 +41,14 @@ int setTypeNext(setTypeIterator *it, const char **str, size_t *len, long long *l
 void setTypeResetIterator(setTypeIterator *it);
 int setTypeIsMember(robj *set, const char *str, size_t len);
 int setTypeIsMemberInt(robj *set, long long ll);
+/* Building a set from outside (snapshots, RESTORE): an empty intset, or a
+ * dict sized for `size` members. setTypeAddSds converts the set as SADD
+ * does (to a dict when a member is not an integer or the intset passes
+ * set-max-intset-entries); the member is copied. */
+robj *setTypeCreateIntset(void);
+robj *setTypeCreateDict(unsigned long size);
+int setTypeAddSds(robj *set, sds member); /* 1 added, 0 already a member */
+void setTypeConvertToDict(robj *set);     /* intset -> hashtable */
 
 void saddCommand(struct client *c);
 void sremCommand(struct client *c);

@@ -1,0 +1,121 @@
+/* rdb: Redis' snapshot format (RDB version 10, as Redis 7.0 writes it),
+ * value by value and file by file.
+ *
+ * Value level (rdb.c saves, rdb_load.c loads): rdbSaveObjectType and
+ * rdbSaveObject write one value in the type and encoding Redis 7.0 uses;
+ * rdbLoadObject reads one value of any type Redis 2.6-7.2 writes (RDB
+ * versions 1-11, legacy ziplist/zipmap encodings converted) into cairn's
+ * current encodings, validating every length and blob. DUMP/RESTORE, full
+ * sync and a checker tool build on these.
+ *
+ * File level: rdbSaveRio writes a whole snapshot (header, AUX fields, every
+ * database, EOF, CRC64) to any rio; rdbSaveFile does it into temp-<pid>.rdb,
+ * fsyncs, renames over the target and fsyncs the directory. rdbLoadRio and
+ * rdbLoadFile read one into the (empty or merged) keyspace through db.h.
+ *
+ * Ownership: a loaded robj has refcount 1 and belongs to the caller; error
+ * messages come back as sds the caller frees. */
+#ifndef CAIRN_RDB_H
+#define CAIRN_RDB_H
+#include "object.h"
+#include "rio.h"
+#include "sds.h"
+#include <stdint.h>
+
+#define RDB_VERSION 10      /* what cairn writes: Redis 7.0's */
+#define RDB_VERSION_MAX 11  /* newest cairn reads: Redis 7.2's */
+
+/* Length encodings: the two top bits of the first byte. */
+#define RDB_6BITLEN 0
+#define RDB_14BITLEN 1
+#define RDB_32BITLEN 0x80
+#define RDB_64BITLEN 0x81
+#define RDB_ENCVAL 3
+#define RDB_LENERR UINT64_MAX
+
+/* Special string encodings (RDB_ENCVAL). */
+#define RDB_ENC_INT8 0
+#define RDB_ENC_INT16 1
+#define RDB_ENC_INT32 2
+#define RDB_ENC_LZF 3
+
+/* Value types. */
+#define RDB_TYPE_STRING 0
+#define RDB_TYPE_LIST 1
+#define RDB_TYPE_SET 2
+#define RDB_TYPE_ZSET 3
+#define RDB_TYPE_HASH 4
+#define RDB_TYPE_ZSET_2 5
+#define RDB_TYPE_MODULE_PRE_GA 6
+#define RDB_TYPE_MODULE_2 7
+#define RDB_TYPE_HASH_ZIPMAP 9
+#define RDB_TYPE_LIST_ZIPLIST 10
+#define RDB_TYPE_SET_INTSET 11
+#define RDB_TYPE_ZSET_ZIPLIST 12
+#define RDB_TYPE_HASH_ZIPLIST 13
+#define RDB_TYPE_LIST_QUICKLIST 14
+#define RDB_TYPE_STREAM_LISTPACKS 15
+#define RDB_TYPE_HASH_LISTPACK 16
+#define RDB_TYPE_ZSET_LISTPACK 17
+#define RDB_TYPE_LIST_QUICKLIST_2 18
+#define RDB_TYPE_STREAM_LISTPACKS_2 19
+#define RDB_TYPE_SET_LISTPACK 20
+#define RDB_TYPE_STREAM_LISTPACKS_3 21
+
+/* Opcodes (in the type position). */
+#define RDB_OPCODE_FUNCTION2 245
+#define RDB_OPCODE_FUNCTION_PRE_GA 246
+#define RDB_OPCODE_MODULE_AUX 247
+#define RDB_OPCODE_IDLE 248
+#define RDB_OPCODE_FREQ 249
+#define RDB_OPCODE_AUX 250
+#define RDB_OPCODE_RESIZEDB 251
+#define RDB_OPCODE_EXPIRETIME_MS 252
+#define RDB_OPCODE_EXPIRETIME 253
+#define RDB_OPCODE_SELECTDB 254
+#define RDB_OPCODE_EOF 255
+
+/* Strings longer than this are LZF-compressed when rdbcompression is on. */
+#define RDB_LZF_MIN_LEN 20
+
+/* ---- saving (rdb.c); each returns 0 on success, -1 on a write error ---- */
+int rdbSaveType(rio *r, unsigned char type);
+int rdbSaveLen(rio *r, uint64_t len);
+int rdbSaveRawString(rio *r, const unsigned char *s, size_t len);
+int rdbSaveLongLongAsString(rio *r, long long value);
+int rdbSaveBinaryDouble(rio *r, double d);
+int rdbSaveObjectType(rio *r, const robj *o);
+int rdbSaveObject(rio *r, robj *o);
+/* [EXPIRETIME_MS] type key value. */
+int rdbSaveKeyValuePair(rio *r, const char *key, size_t keylen, robj *val, long long expire);
+/* A whole snapshot. *keys (if not NULL) counts the keys written. */
+int rdbSaveRio(rio *r, long long *keys);
+/* Write `filename` (in the current directory, which is `dir`) through
+ * temp-<pid>.rdb; on failure *err (if not NULL) gets the reason. */
+int rdbSaveFile(const char *filename, sds *err);
+
+/* ---- loading (rdb_load.c) ---- */
+/* The value of a key of RDB type `type`. NULL with *err set on any error;
+ * NULL with *err left NULL when the value is an empty collection, which
+ * Redis also skips. dbid only names the database in messages. */
+robj *rdbLoadObject(int type, rio *r, sds *err);
+/* 1 if type is a value type rdbLoadObject knows. */
+int rdbIsObjectType(int type);
+
+typedef struct rdbLoadStats {
+    long long keys_loaded;
+    long long keys_expired;
+    long long empty_keys_skipped;
+    int version;
+} rdbLoadStats;
+
+#define RDB_LOAD_REPLACE (1 << 0) /* overwrite keys that already exist (DEBUG RELOAD MERGE) */
+
+/* Read a whole snapshot into the keyspace. 0 on success; -1 with *err (a
+ * message naming the byte offset) otherwise. Keys added before an error
+ * stay in the keyspace. */
+int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err);
+/* 0 on success, 1 if the file does not exist, -1 on error (*err set). */
+int rdbLoadFile(const char *filename, int flags, rdbLoadStats *stats, sds *err);
+
+#endif

@@ -1,0 +1,317 @@
+/* snapshot: when snapshots are taken and loaded, and the commands that
+ * drive them. The format itself lives in rdb.c / rdb_load.c, the fork in
+ * child.c.
+ *
+ * A BGSAVE: rdbSaveBackground forks (child.c); the child closes the
+ * listening sockets, writes temp-<pid>.rdb in `dir` through rdbSaveFile
+ * (fsync, rename over `dbfilename`, fsync of the directory) and exits 0 or
+ * 1. The parent keeps serving; rdbCron reaps the child, and on success
+ * counts the changes made since the fork as still unsaved (dirty minus the
+ * value at fork time) and moves LASTSAVE. SAVE, the final save at shutdown
+ * and DEBUG RELOAD run rdbSaveFile in the main process.
+ *
+ * This is the one persistence file that includes server.h: it replies to
+ * clients and reads the server's dirty counter, clock and listeners. The
+ * state below (times, statuses, counters) is owned here and read by INFO. */
+#include "server.h"
+#include "child.h"
+#include "db.h"
+#include "rdb.h"
+#include "snapshot.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define RDB_BGSAVE_RETRY_DELAY 5 /* seconds before a save point retries a failed BGSAVE */
+
+static struct {
+    long long dirty_before_bgsave;
+    time_t lastsave;         /* last successful save (LASTSAVE) */
+    time_t lastbgsave_try;
+    int lastbgsave_status;   /* C_OK or C_ERR */
+    long long saves;         /* rdb_saves */
+    time_t save_time_start;  /* -1: no BGSAVE running */
+    time_t save_time_last;   /* seconds the last BGSAVE took, -1: none */
+    int bgsave_scheduled;
+    long long last_load_keys_loaded, last_load_keys_expired;
+    int inited;
+} rs;
+
+static void rdbStateInit(void) {
+    if (rs.inited) return;
+    rs.inited = 1;
+    rs.lastsave = time(NULL); /* as Redis: at start-up the dataset counts as saved */
+    rs.lastbgsave_status = C_OK;
+    rs.save_time_start = -1;
+    rs.save_time_last = -1;
+}
+
+/* ---- saving ---- */
+
+/* A synchronous save in this process (SAVE, shutdown, DEBUG RELOAD). */
+static int rdbSaveSync(void) {
+    rdbStateInit();
+    sds err = NULL;
+    rs.saves++;
+    if (rdbSaveFile(cfg.rdb_filename, &err) == -1) {
+        serverLog(LL_WARNING, "%s", err);
+        sdsfree(err);
+        rs.lastbgsave_status = C_ERR;
+        return C_ERR;
+    }
+    serverLog(LL_NOTICE, "DB saved on disk");
+    server.dirty = 0;
+    rs.lastsave = time(NULL);
+    rs.lastbgsave_status = C_OK;
+    return C_OK;
+}
+
+static void rdbChildCloseListeners(void) {
+    for (int j = 0; j < server.listen_count; j++) close(server.listen_fds[j]);
+    if (server.unix_fd != -1) close(server.unix_fd);
+}
+
+static int rdbSaveBackground(void) {
+    rdbStateInit();
+    if (childActiveType() != CHILD_TYPE_NONE) return C_ERR;
+    rs.saves++;
+    rs.dirty_before_bgsave = server.dirty;
+    rs.lastbgsave_try = time(NULL);
+    pid_t pid = childFork(CHILD_TYPE_RDB);
+    if (pid == 0) {
+        rdbChildCloseListeners();
+        sds err = NULL;
+        int ret = rdbSaveFile(cfg.rdb_filename, &err);
+        if (ret == 0) {
+            serverLog(LL_NOTICE, "DB saved on disk");
+        } else {
+            serverLog(LL_WARNING, "%s", err);
+            sdsfree(err);
+        }
+        childExit(ret == 0 ? 0 : 1);
+    }
+    if (pid == -1) {
+        rs.lastbgsave_status = C_ERR;
+        serverLog(LL_WARNING, "Can't save in background: fork: %s", strerror(errno));
+        return C_ERR;
+    }
+    serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
+    rs.save_time_start = time(NULL);
+    return C_OK;
+}
+
+static void rdbBackgroundSaveDone(pid_t pid, int exitcode, int bysignal) {
+    if (!bysignal && exitcode == 0) {
+        serverLog(LL_NOTICE, "Background saving terminated with success");
+        server.dirty -= rs.dirty_before_bgsave;
+        rs.lastsave = time(NULL);
+        rs.lastbgsave_status = C_OK;
+    } else if (!bysignal) {
+        serverLog(LL_WARNING, "Background saving error");
+        rs.lastbgsave_status = C_ERR;
+    } else {
+        char tmpfile[64];
+        serverLog(LL_WARNING, "Background saving terminated by signal %d", bysignal);
+        snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)pid);
+        unlink(tmpfile);
+        /* SIGUSR1 is how the server itself cancels a save: not an error. */
+        if (bysignal != SIGUSR1) rs.lastbgsave_status = C_ERR;
+    }
+    rs.save_time_last = time(NULL) - rs.save_time_start;
+    rs.save_time_start = -1;
+}
+
+/* Kill a running BGSAVE child and remove its temp file. */
+static void rdbKillChild(void) {
+    if (childActiveType() != CHILD_TYPE_RDB) return;
+    pid_t pid = childPid();
+    char tmpfile[64];
+    childKill();
+    snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)pid);
+    unlink(tmpfile);
+    rs.save_time_start = -1;
+}
+
+void rdbCron(void) {
+    rdbStateInit();
+    int type, exitcode, bysignal;
+    pid_t pid = childPid();
+    if (childCheckDone(&type, &exitcode, &bysignal) && type == CHILD_TYPE_RDB)
+        rdbBackgroundSaveDone(pid, exitcode, bysignal);
+    if (childActiveType() != CHILD_TYPE_NONE) return;
+    time_t now = server.unixtime;
+    int may_retry = now - rs.lastbgsave_try > RDB_BGSAVE_RETRY_DELAY || rs.lastbgsave_status == C_OK;
+    for (int j = 0; j < cfg.saveparamslen; j++) {
+        saveParam *sp = &cfg.saveparams[j];
+        if (server.dirty >= sp->changes && now - rs.lastsave > sp->seconds && may_retry) {
+            serverLog(LL_NOTICE, "%lld changes in %lld seconds. Saving...", sp->changes, sp->seconds);
+            rdbSaveBackground();
+            return;
+        }
+    }
+    if (rs.bgsave_scheduled && may_retry && rdbSaveBackground() == C_OK) rs.bgsave_scheduled = 0;
+}
+
+/* ---- commands ---- */
+
+void saveCommand(client *c) {
+    if (childActiveType() == CHILD_TYPE_RDB) {
+        replyError(c, "ERR Background save already in progress");
+        return;
+    }
+    if (rdbSaveSync() == C_OK) replyOk(c);
+    else replyError(c, "ERR");
+}
+
+void bgsaveCommand(client *c) {
+    int schedule = 0;
+    if (c->argc > 1) {
+        if (c->argc == 2 && argEq(c->argv[1], "schedule")) {
+            schedule = 1;
+        } else {
+            replyErrorSyntax(c);
+            return;
+        }
+    }
+    if (childActiveType() == CHILD_TYPE_RDB) {
+        replyError(c, "ERR Background save already in progress");
+    } else if (childActiveType() != CHILD_TYPE_NONE || server.in_exec) {
+        if (schedule || server.in_exec) {
+            rs.bgsave_scheduled = 1;
+            replyStatusC(c, "Background saving scheduled");
+        } else {
+            replyError(c, "ERR Another child process is active (AOF?): can't BGSAVE right now. Use "
+                          "BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.");
+        }
+    } else if (rdbSaveBackground() == C_OK) {
+        replyStatusC(c, "Background saving started");
+    } else {
+        replyError(c, "ERR");
+    }
+}
+
+void lastsaveCommand(client *c) {
+    rdbStateInit();
+    replyLongLong(c, (long long)rs.lastsave);
+}
+
+int rdbWritesDenied(void) {
+    return cfg.stop_writes_on_bgsave_err && cfg.saveparamslen > 0 && rs.lastbgsave_status == C_ERR;
+}
+
+/* ---- loading ---- */
+
+/* Load the snapshot file into the keyspace (flags: RDB_LOAD_*); 0 on
+ * success, 1 when there is no file, -1 with the reason logged. */
+static int rdbLoadLogged(int flags) {
+    rdbLoadStats st;
+    sds err = NULL;
+    long long start = ustime();
+    server.loading = 1;
+    int ret = rdbLoadFile(cfg.rdb_filename, flags, &st, &err);
+    server.loading = 0;
+    if (ret == 0) {
+        rs.last_load_keys_loaded = st.keys_loaded;
+        rs.last_load_keys_expired = st.keys_expired;
+        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", st.keys_loaded,
+                  st.keys_expired);
+        serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);
+    } else if (ret == -1) {
+        serverLog(LL_WARNING, "Failed loading RDB file %s: %s", cfg.rdb_filename, err);
+        sdsfree(err);
+    }
+    return ret;
+}
+
+void rdbStartupLoad(void) {
+    rdbStateInit();
+    if (rdbLoadLogged(0) == -1) {
+        serverLog(LL_WARNING, "Fatal error loading the DB, check server logs. Exiting.");
+        exit(1);
+    }
+    server.dirty = 0;
+}
+
+void rdbDebugReload(client *c) {
+    int flush = 1, save = 1, flags = 0;
+    for (int j = 2; j < c->argc; j++) {
+        if (argEq(c->argv[j], "merge")) flags |= RDB_LOAD_REPLACE;
+        else if (argEq(c->argv[j], "noflush")) flush = 0;
+        else if (argEq(c->argv[j], "nosave")) save = 0;
+        else {
+            replyError(c, "ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.");
+            return;
+        }
+    }
+    if (save && rdbSaveSync() != C_OK) {
+        replyError(c, "ERR Error trying to save the DB");
+        return;
+    }
+    /* MERGE reloads over the live data, replacing keys it finds in the file. */
+    if (flags & RDB_LOAD_REPLACE) flush = 0;
+    if (flush) {
+        dbEmpty(-1, 0);
+        for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
+    }
+    if (rdbLoadLogged(flags) != 0) {
+        replyError(c, "ERR Error trying to load the RDB dump, check server logs.");
+        return;
+    }
+    serverLog(LL_NOTICE, "DB reloaded by DEBUG RELOAD");
+    replyOk(c);
+}
+
+/* ---- shutdown ---- */
+
+int rdbShutdown(int flags) {
+    rdbStateInit();
+    if (childActiveType() == CHILD_TYPE_RDB) {
+        serverLog(LL_WARNING, "There is a child saving an .rdb. Killing it!");
+        rdbKillChild();
+    }
+    if ((cfg.saveparamslen > 0 && !(flags & SHUTDOWN_NOSAVE)) || (flags & SHUTDOWN_SAVE)) {
+        serverLog(LL_NOTICE, "Saving the final RDB snapshot before exiting.");
+        if (rdbSaveSync() != C_OK) {
+            if (flags & SHUTDOWN_FORCE) {
+                serverLog(LL_WARNING, "Error trying to save the DB, exiting anyway.");
+            } else {
+                serverLog(LL_WARNING, "Error trying to save the DB, can't exit.");
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- INFO ---- */
+
+sds rdbInfoFields(sds s) {
+    rdbStateInit();
+    int running = childActiveType() == CHILD_TYPE_RDB;
+    return sdscatprintf(s,
+                        "loading:%d\r\n"
+                        "async_loading:0\r\n"
+                        "current_cow_peak:0\r\n"
+                        "current_cow_size:0\r\n"
+                        "current_cow_size_age:0\r\n"
+                        "current_fork_perc:0.00\r\n"
+                        "current_save_keys_processed:0\r\n"
+                        "current_save_keys_total:0\r\n"
+                        "rdb_changes_since_last_save:%lld\r\n"
+                        "rdb_bgsave_in_progress:%d\r\n"
+                        "rdb_last_save_time:%lld\r\n"
+                        "rdb_last_bgsave_status:%s\r\n"
+                        "rdb_last_bgsave_time_sec:%lld\r\n"
+                        "rdb_current_bgsave_time_sec:%lld\r\n"
+                        "rdb_saves:%lld\r\n"
+                        "rdb_last_cow_size:0\r\n"
+                        "rdb_last_load_keys_expired:%lld\r\n"
+                        "rdb_last_load_keys_loaded:%lld\r\n",
+                        server.loading, server.dirty, running, (long long)rs.lastsave,
+                        rs.lastbgsave_status == C_OK ? "ok" : "err", (long long)rs.save_time_last,
+                        running && rs.save_time_start != -1 ? (long long)(time(NULL) - rs.save_time_start) : -1LL,
+                        rs.saves, rs.last_load_keys_expired, rs.last_load_keys_loaded);
+}

@@ -1,0 +1,36 @@
+/* snapshot: the server side of RDB snapshots: SAVE, BGSAVE, LASTSAVE,
+ * save points, loading at start-up, the final save at shutdown, DEBUG
+ * RELOAD and the INFO persistence fields (see snapshot.c).
+ *
+ * main.c calls rdbStartupLoad once, rdbCron from every cron tick and
+ * rdbShutdown from prepareForShutdown; commands.c registers the commands;
+ * info.c and debug.c call the INFO and DEBUG RELOAD helpers. */
+#ifndef CAIRN_SNAPSHOT_H
+#define CAIRN_SNAPSHOT_H
+#include "sds.h"
+
+struct client;
+
+void saveCommand(struct client *c);
+void bgsaveCommand(struct client *c);
+void lastsaveCommand(struct client *c);
+
+/* Load cfg.rdb_filename from cfg.dir if it exists; exits the process with
+ * status 1 (after logging why) if it cannot be loaded. */
+void rdbStartupLoad(void);
+/* Reap a finished background save; start one when a save point or BGSAVE
+ * SCHEDULE asks for it. */
+void rdbCron(void);
+/* Kill a running background save and, when save points are set (or flags
+ * hold SHUTDOWN_SAVE, unless SHUTDOWN_NOSAVE), save synchronously.
+ * Returns 0, or -1 when the save failed and SHUTDOWN_FORCE is not set. */
+int rdbShutdown(int flags);
+/* The rdb part of INFO persistence ("loading:" .. "rdb_last_load_keys_loaded:"). */
+sds rdbInfoFields(sds s);
+/* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]. */
+void rdbDebugReload(struct client *c);
+/* stop-writes-on-bgsave-error: 1 if write commands must be refused with
+ * MISCONF now. */
+int rdbWritesDenied(void);
+
+#endif
