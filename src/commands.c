@@ -231,6 +231,8 @@ static cairnCommand commandTable[] = {
     CMD("rename", renameCommand, 3, W, K, 1, 2, 1, "Rename a key", "1.0.0", "generic", KS("RW access delete|i1|r0,1,0;OW update|i2|r0,1,0")),
     CMD("renamenx", renamenxCommand, 3, W | F, K, 1, 2, 1, "Rename a key, only if the new key does not exist", "1.0.0", "generic", KS("RW access delete|i1|r0,1,0;OW insert|i2|r0,1,0")),
     CMD("copy", copyCommand, -3, W | M, K, 1, 2, 1, "Copy a key", "6.2.0", "generic", KS("RO access|i1|r0,1,0;OW update|i2|r0,1,0")),
+    CMD("dump", dumpCommand, 2, R, K, 1, 1, 1, "Return a serialized version of the value stored at the specified key.", "2.6.0", "generic", KS("RO access|i1|r0,1,0"), TIPS("nondeterministic_output")),
+    CMD("restore", restoreCommand, -4, W | M, K | ACL_CAT_DANGEROUS, 1, 1, 1, "Create a key using the provided serialized value, previously obtained using DUMP.", "2.6.0", "generic", KS("OW update|i1|r0,1,0")),
     CMD("move", moveCommand, 3, W | F, K, 1, 1, 1, "Move a key to another database", "1.0.0", "generic", KS("RW access update|i1|r0,1,0")),
     CMD("touch", touchCommand, -2, R | F, K, 1, -1, 1, "Alters the last access time of a key(s). Returns the number of existing keys specified.", "3.2.1", "generic", KS("RO|i1|r-1,1,0"), TIPS("request_policy:multi_shard response_policy:agg_sum")),
     CMD("dbsize", dbsizeCommand, 1, R | F, K, 0, 0, 0, "Return the number of keys in the selected database", "1.0.0", "server", TIPS("request_policy:all_shards response_policy:agg_sum")),

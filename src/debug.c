@@ -6,6 +6,7 @@
  * into the propagation stream since the previous call. */
 #include "server.h"
 #include "crash.h"
+#include "debug.h"
 #include "digest.h"
 #include "propagate.h"
 #include "quicklist.h"
@@ -19,6 +20,10 @@ static int active_expire_enabled = 1;
 int debugActiveExpireEnabled(void) { return active_expire_enabled; }
 static int cron_paused;
 int debugCronPaused(void) { return cron_paused; }
+/* DEBUG SET-SKIP-CHECKSUM-VALIDATION: lets tests feed RESTORE corrupted
+ * payloads that still pass the CRC, so the loader itself is exercised. */
+static int skip_checksum;
+int debugSkipChecksum(void) { return skip_checksum; }
 
 static streamCursor debug_cursor;
 
@@ -132,6 +137,8 @@ void debugCommand(client *c) {
         "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
         "PROTOCOL <type>", "    Reply with a test value of the specified type.",
         "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background.",
+        "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
+        "    Enables or disables the checksum check of RESTORE payloads.",
         "QUICKLIST-PACKED-THRESHOLD <size>",
         "    Sets the threshold for elements to be inserted as plain vs packed nodes",
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
@@ -159,6 +166,9 @@ void debugCommand(client *c) {
         replyOk(c);
     } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
         active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+        replyOk(c);
+    } else if (!strcasecmp(sub, "set-skip-checksum-validation") && c->argc == 3) {
+        skip_checksum = atoi(c->argv[2]->ptr) != 0;
         replyOk(c);
     } else if (!strcasecmp(sub, "replybuffer") && c->argc == 4) {
         const char *what = c->argv[2]->ptr, *val = c->argv[3]->ptr;

@@ -572,6 +572,8 @@ void randomkeyCommand(client *c);
 void renameCommand(client *c);
 void renamenxCommand(client *c);
 void copyCommand(client *c);
+void dumpCommand(client *c);
+void restoreCommand(client *c);
 void moveCommand(client *c);
 void touchCommand(client *c);
 void dbsizeCommand(client *c);
