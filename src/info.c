@@ -506,6 +506,13 @@ sds infoGenerate(sds info, const char *section, int all, int everything) {
     return s;
 }
 
+/* A section named twice (INFO server server, or a default section next to
+ * "default") is kept once; the dict does not take the duplicate key. */
+static void sectionAdd(dict *sections, const char *name) {
+    sds key = sdsnew(name);
+    if (dictAdd(sections, key, NULL) != DICT_OK) sdsfree(key);
+}
+
 void infoCommand(client *c) {
     dict *sections = dictCreate(&errorsDictType);
     int all = 0, defaults = c->argc == 1;
@@ -517,16 +524,16 @@ void infoCommand(client *c) {
             /* "all" excludes modules, which only "everything" adds. */
         } else if (!strcmp(name, "everything")) {
             all = 1;
-            dictAdd(sections, sdsnew("modules"), NULL);
+            sectionAdd(sections, "modules");
         } else if (!strcmp(name, "default")) {
             defaults = 1;
         } else {
-            dictReplace(sections, sdsdup(name), NULL);
+            sectionAdd(sections, name);
         }
         sdsfree(name);
     }
     if (defaults)
-        for (int j = 0; defaultSections[j]; j++) dictReplace(sections, sdsnew(defaultSections[j]), NULL);
+        for (int j = 0; defaultSections[j]; j++) sectionAdd(sections, defaultSections[j]);
     sds s = infoBuild(sections, all);
     dictRelease(sections);
     replyVerbatim(c, s, sdslen(s), "txt");

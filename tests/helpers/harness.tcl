@@ -316,6 +316,20 @@ proc server_alive {srv} {
     return [::cairn_h::pid_alive [dict get $srv pid]]
 }
 
+# sanitizer_report $srv: the first AddressSanitizer, LeakSanitizer or UBSan
+# report in the server's stdout/stderr (DIR/stdout), or "" (always "" for a
+# build without sanitizers). Leaks are reported only once the server exited.
+proc sanitizer_report {srv} {
+    set text [::cairn_h::tail_file [file join [dict get $srv dir] stdout] 1000000]
+    foreach pat {"ERROR: AddressSanitizer" "ERROR: LeakSanitizer" "runtime error:"} {
+        set i [string first $pat $text]
+        if {$i >= 0} {
+            return [string range $text [expr {max(0, $i - 200)}] [expr {$i + 3000}]]
+        }
+    }
+    return ""
+}
+
 # log_tail $srv ?n?: the last n lines (default 20) of the server log.
 proc log_tail {srv {n 20}} {
     return [::cairn_h::tail_file [dict get $srv log] $n]

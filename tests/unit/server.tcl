@@ -597,6 +597,20 @@ test "INFO with a section" {
     assert_equal "\$0\r\n\r\n" [rraw $c INFO nosuchsection]
 }
 
+test "INFO naming a section twice shows it once, and leaks nothing" {
+    # The duplicate section names leaked (LeakSanitizer at exit, SANITIZE=1).
+    set s [start_server]
+    set x [client $s]
+    assert_equal 1 [regexp -all {# Server\r\n} [r $x INFO server server SERVER]]
+    set text [r $x INFO default server clients]
+    assert_equal 1 [regexp -all {# Server\r\n} $text]
+    assert_equal 1 [regexp -all {# Clients\r\n} $text]
+    assert_equal 1 [regexp -all {# Modules\r\n} [r $x INFO everything everything]]
+    close_client $x
+    stop_server $s
+    assert_equal "" [sanitizer_report $s]
+}
+
 test "INFO commandstats" {
     r $c CONFIG RESETSTAT
     r $c SET srv:cs 1
