@@ -12,8 +12,12 @@
  * Values leave as robjs (refcount 1, owned by the caller) in cairn's
  * current encodings. Legacy encodings are converted the way Redis 7.0
  * converts them: ziplists and zipmaps to listpacks, 7.2's listpack sets to
- * intsets or hashtables; a value that is too big for its compact encoding
- * under the current *-max-* settings is converted to the big one. Keys
+ * intsets or hashtables. A compact blob with more entries, or a longer
+ * entry, than the current *-max-listpack-* settings allow gets the big
+ * encoding. (Redis 7.0.15 ignores the length limit for ziplist and
+ * listpack hashes and sorted sets, converting those by count only; cairn
+ * applies both limits everywhere, so a loaded value is always one that
+ * HSET/ZADD could have built.) Keys
  * enter the keyspace through db.h; keys whose expire time has passed are
  * skipped, as a Redis primary does. */
 #include "rdb.h"

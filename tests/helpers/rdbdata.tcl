@@ -72,3 +72,17 @@ proc rdbdata_meta {c} {
     r $c SELECT 0
     return $out
 }
+
+# Same summary for every key of every database.
+proc rdbdata_meta_all {c} {
+    set out {}
+    for {set db 0} {$db < 16} {incr db} {
+        r $c SELECT $db
+        foreach k [lsort [r $c KEYS *]] {
+            dict set out "$db:$k" [list [r $c TYPE $k] [r $c OBJECT ENCODING $k] \
+                    [r $c PEXPIRETIME $k] [r $c DEBUG DIGEST-VALUE $k]]
+        }
+    }
+    r $c SELECT 0
+    return $out
+}

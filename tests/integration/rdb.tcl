@@ -230,6 +230,10 @@ proc start_on_file {bytes {extra {}}} {
         set ec [dict get $opts -errorcode]
         set code [expr {[lindex $ec 0] eq "CHILDSTATUS" ? [lindex $ec 2] : "?$ec"}]
     }
+    # A sanitizer report also exits with status 1: it must not be one.
+    if {[string match *Sanitizer* $out] || [string match "*runtime error*" $out]} {
+        set code "sanitizer: [string range $out 0 300]"
+    }
     set f [open [file join $dir log]]
     set log [read $f]
     close $f
