@@ -29,8 +29,15 @@ int rdbShutdown(int flags);
 sds rdbInfoFields(sds s);
 /* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]. */
 void rdbDebugReload(struct client *c);
-/* stop-writes-on-bgsave-error: 1 if write commands must be refused with
- * MISCONF now. */
+/* stop-writes-on-bgsave-error: 1 if write commands (and PING) must be
+ * refused with RDB_MISCONF_ERROR now, because the last background save
+ * failed while save points are set. */
 int rdbWritesDenied(void);
+#define RDB_MISCONF_ERROR                                                                          \
+    "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to "  \
+    "disk. Commands that may modify the data set are disabled, because this instance is "          \
+    "configured to report errors during writes if RDB snapshotting fails "                         \
+    "(stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB " \
+    "error."
 
 #endif

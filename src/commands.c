@@ -462,6 +462,11 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         replyError(c, "ERR Command not allowed inside a transaction");
         multiFlagError(c);
+    } else if (rdbWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
+                                     (cmd->proc == execCommand && multiQueueHasWrites(c)))) {
+        cmd->rejected_calls++;
+        replyError(c, RDB_MISCONF_ERROR);
+        multiFlagError(c);
     } else if (server.pause_type && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command
          * then runs as if it had just arrived. */

@@ -214,6 +214,34 @@ test "SHUTDOWN kills a running BGSAVE and still saves" {
     kill_server $s4
 }
 
+test "A failed BGSAVE with save points set refuses writes with MISCONF" {
+    set s6 [start_server -config {save "3600 1" enable-protected-configs yes}]
+    set c6 [client $s6]
+    set gone [file join [dict get $s6 dir] gone]
+    file mkdir $gone
+    r $c6 CONFIG SET dir $gone
+    file delete $gone
+    r $c6 BGSAVE
+    wait_for {[info_field $c6 rdb_bgsave_in_progress] == 0}
+    assert_equal err [info_field $c6 rdb_last_bgsave_status]
+    assert_error "MISCONF *stop-writes-on-bgsave-error*" {r $c6 SET k v}
+    assert_error "MISCONF *" {r $c6 PING}
+    assert_equal {} [r $c6 GET k]
+    r $c6 MULTI
+    assert_error "MISCONF *" {r $c6 SET k v}
+    assert_error "EXECABORT *" {r $c6 EXEC}
+    r $c6 CONFIG SET stop-writes-on-bgsave-error no
+    assert_equal OK [r $c6 SET k v]
+    r $c6 CONFIG SET stop-writes-on-bgsave-error yes
+    assert_error "MISCONF *" {r $c6 SET k v}
+    r $c6 CONFIG SET dir [dict get $s6 dir]
+    r $c6 BGSAVE
+    wait_for {[info_field $c6 rdb_bgsave_in_progress] == 0}
+    assert_equal ok [info_field $c6 rdb_last_bgsave_status]
+    assert_equal OK [r $c6 SET k2 v]
+    kill_server $s6
+}
+
 # ---- broken files: the server must refuse to start, cleanly ----
 
 # Start BINARY on a dir holding `bytes` as dump.rdb; returns {exitcode log}.
