@@ -501,14 +501,16 @@ void commandCall(client *c) {
     long long inner_errors = nested_errors;
     /* MONITOR shows the command as sent, after it ran (so a RESET or the
      * commands inside an EXEC come before it), and a re-executed blocked
-     * command only once. */
+     * command only once. "As sent" needs no copy made in advance: every
+     * rewrite keeps the original argv itself (clientRewriteArg/Argv), and
+     * holding extra references would stop SET & co. from storing integers
+     * int-encoded (tryObjectEncoding leaves shared objects alone). */
     int feed = server.monitors && !(cmd->flags & (CMD_SKIP_MONITOR | CMD_ADMIN)) &&
                !(c->flags & CLIENT_REEXECUTING);
     /* EXEC runs its queue through here: each command keeps its own original. */
     robj **outer_argv = c->original_argv;
     int outer_argc = c->original_argc;
     c->original_argv = NULL;
-    if (feed) clientRetainOriginalArgv(c);
     long long start = ustime();
     server.cmd_time_snapshot = start / 1000;
     server.current_client = c;

@@ -917,6 +917,23 @@ test "MONITOR shows commands as sent, after they ran" {
     close_client $m
 }
 
+test "a MONITOR does not change how values are stored" {
+    # Feeding the monitor held extra references to the arguments, so SET &
+    # co. stored integers as embstr while a MONITOR was connected.
+    set m [client $srv]
+    r $m MONITOR
+    r $c SET mon:a 12345
+    r $c MSET mon:b 12345 mon:c 777
+    r $c SETEX mon:d 100 12345
+    r $c GETSET mon:e 12345
+    r $c SET mon:f 12345 EX 100
+    foreach k {mon:a mon:b mon:c mon:d mon:e mon:f} {
+        assert_equal int [r $c OBJECT ENCODING $k] $k
+    }
+    assert_match {*"SETEX" "mon:d" "100" "12345"} [lindex [lmap i {1 2 3} {read_reply $m}] end]
+    close_client $m
+}
+
 # ---------------------------------------------------------------------------
 # timeout, maxclients, SHUTDOWN
 # ---------------------------------------------------------------------------
