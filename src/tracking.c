@@ -203,10 +203,11 @@ static void trackingBcastRecord(robj *key, client *modifier) {
         if (sdslen(key->ptr) < plen || memcmp(key->ptr, prefix, plen) != 0) continue;
         bcastPrefix *p = dictGetVal(de);
         if (!p->keys) p->keys = dictCreate(&pendingKeysType);
-        dictEntry *existing;
-        dictEntry *ke = dictAddRaw(p->keys, sdsdup(key->ptr), &existing);
-        if (ke) ke->v.u64 = modifier ? modifier->id : 0;
-        else existing->v.u64 = 0; /* changed by several clients: nobody skips it */
+        dictEntry *ke = dictFind(p->keys, key->ptr);
+        if (!ke) ke = dictAddRaw(p->keys, sdsdup(key->ptr), NULL);
+        /* The last client to change the key, as Redis records it: a NOLOOP
+         * client is spared a key whose last change was its own. */
+        ke->v.u64 = modifier ? modifier->id : 0;
     }
     dictResetIterator(&di);
 }

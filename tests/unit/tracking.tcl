@@ -88,6 +88,26 @@ test "BCAST prefixes get every matching change, batched" {
     close_client $t
 }
 
+test "BCAST NOLOOP: a key changed twice, last by ourselves, is not sent back" {
+    # The second change in one event loop leaked the key's copy and reset
+    # the last writer, so the NOLOOP client got its own change back.
+    set s [start_server]
+    set t [client $s -resp 3]
+    set w [client $s]
+    r $t CLIENT TRACKING on BCAST NOLOOP
+    send_raw $t "[resp SET nl 1][resp SET nl 2][resp PING]"
+    assert_equal {OK OK PONG} [list [read_reply $t] [read_reply $t] [read_reply $t]]
+    r $w SET nl 3
+    assert_equal {invalidate nl} [read_push $t]
+    r $t SET nl 4
+    r $t PING
+    assert_equal {} $::cairn_h::push($t)
+    close_client $t
+    close_client $w
+    stop_server $s
+    assert_equal "" [sanitizer_report $s]
+}
+
 test "OPTIN tracks only after CLIENT CACHING yes" {
     set t [client $srv -resp 3]
     r $t CLIENT TRACKING on OPTIN
