@@ -64,8 +64,18 @@ test: all ctests
 bench: all
 	utils/bench
 
-fuzz:
+# The parser fuzzers (tests/fuzz) are built, then the command-table fuzzer
+# (tests/unit/cmdfuzz.tcl) has a long run with a random seed, printed so a
+# failure can be rerun: make fuzz-commands CAIRN_FUZZ_SEED=N CAIRN_FUZZ_ROUNDS=N
+fuzz: fuzz-commands
 	$(MAKE) -C tests/fuzz
+
+fuzz-commands: all
+	@seed=$${CAIRN_FUZZ_SEED:-$$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}; \
+	rounds=$${CAIRN_FUZZ_ROUNDS:-5000}; \
+	echo "fuzz-commands: CAIRN_FUZZ_SEED=$$seed CAIRN_FUZZ_ROUNDS=$$rounds"; \
+	CAIRN_FUZZ_SEED=$$seed CAIRN_FUZZ_ROUNDS=$$rounds \
+	    tclsh tests/run --server $(SERVER) --only cmdfuzz --timeout 86400 $(TESTFLAGS)
 
 clean:
 	rm -rf build src/cairn-server
@@ -73,6 +83,6 @@ clean:
 format:
 	clang-format -i src/*.[ch] $(wildcard persistence/*.[ch]) tests/c/*.c tests/c/*.h
 
-.PHONY: all check-deps run test ctests bench fuzz clean format
+.PHONY: all check-deps run test ctests bench fuzz fuzz-commands clean format
 
 -include $(OBJ:.o=.d)
