@@ -1,8 +1,13 @@
 # clients.tcl -- interoperability with genuine client software: Debian's
-# redis-cli and redis-benchmark (7.0.15) and redis-py (python3-redis 4.3,
-# through tests/integration/redis_py_test.py run with /usr/bin/python3).
-# Only strings and generic key commands are used, plus Pub/Sub, MULTI/EXEC,
-# keyspace notifications and client tracking in redis_py_pubsub_test.py.
+# redis-cli and redis-benchmark (7.0.15), redis-py (python3-redis 4.3, run
+# with /usr/bin/python3: redis_py_test.py for strings and generic key
+# commands, redis_py_pubsub_test.py for Pub/Sub, MULTI/EXEC, keyspace
+# notifications and client tracking, redis_py_connect_test.py for what it
+# sends on connect) and ioredis 5 (ioredis_test.js, run with node, ioredis
+# from tests/clients/node_modules). The connect-time commands of client
+# libraries (HELLO, bare COMMAND, COMMAND DOCS, INFO, CLIENT SETINFO,
+# CLUSTER, READONLY) go through all three, against redis-server 7.0.15's
+# replies.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
@@ -765,63 +770,87 @@ test "redis-benchmark -s over the unix socket" {
 }
 
 # ---------------------------------------------------------------------------
-# redis-py
+# redis-py and ioredis
 # ---------------------------------------------------------------------------
+# Each client library runs a script of its own tests, which prints the same
+# [ok]/[err]/[skip] lines and summary as a test file; its skips are passed
+# on as skips here, its failures fail the one test that ran it.
 
-if {![file executable $python] || [catch {exec $python -c "import redis" 2>@1} err]} {
-    set why [expr {[file executable $python] ? "cannot import redis: $err" : "$python not found"}]
-    skip "redis-py test suite (redis_py_test.py)" "python3-redis not importable ($why)"
-} else {
-    test "redis-py test suite (redis_py_test.py)" {
-        set script [file join $here redis_py_test.py]
-        set code [catch {exec $python -B $script [dict get $srv host] [dict get $srv port] $sock \
-            < /dev/null 2>@1} out]
-        set lines [split [string trimright $out \n] \n]
-        if {$code} {
-            # exec appends "child process exited abnormally" on exit 1.
-            if {[string match "child process exited abnormally" [lindex $lines end]]} {
-                set lines [lrange $lines 0 end-1]
-            }
-        }
-        set last [lindex $lines end]
-        set errs [lsearch -all -inline -regexp $lines {^(\[err\]|    )}]
-        assert {[regexp {^(\d+) passed, (\d+) failed$} $last -> np nf]} \
-            "no summary line; output:\n$out"
-        assert {$nf == 0} "redis-py failures:\n[join $errs \n]"
-        assert {$np >= 20} "only $np redis-py tests passed"
-        assert_equal 0 $code "exit status; output:\n$out"
-        assert_equal PONG [r $c PING]
+set node [expr {[file executable /usr/bin/node] ? "/usr/bin/node" : [auto_execok node]}]
+set ioredis_dir [file join $here .. clients node_modules ioredis]
+
+# script_suite CMD MIN: runs a client-library test script (CMD, a list) and
+# asserts it passed at least MIN tests and failed none.
+proc script_suite {cmd min} {
+    set code [catch {exec {*}$cmd < /dev/null 2>@1} out]
+    set lines [split [string trimright $out \n] \n]
+    # exec appends "child process exited abnormally" on exit 1.
+    if {$code && [string match "child process exited abnormally" [lindex $lines end]]} {
+        set lines [lrange $lines 0 end-1]
     }
+    set script [file tail [lsearch -inline -regexp $cmd {\.(py|js)$}]]
+    foreach l $lines {
+        if {[regexp {^\[skip\] ([^:]+): (.*)$} $l -> name reason]} {
+            skip "$script: $name" $reason
+        }
+    }
+    set last [lindex $lines end]
+    set errs [lsearch -all -inline -regexp $lines {^(\[err\]|    )}]
+    assert {[regexp {^(\d+) passed, (\d+) failed(, \d+ skipped)?$} $last -> np nf]} \
+        "no summary line; output:\n$out"
+    assert {$nf == 0} "failures:\n[join $errs \n]"
+    assert {$np >= $min} "only $np tests passed"
+    assert_equal 0 $code "exit status; output:\n$out"
 }
 
-# Pub/Sub, transactions, keyspace notifications and RESP2 client-side
-# caching through redis-py (tests/integration/redis_py_pubsub_test.py).
-if {![file executable $python] || [catch {exec $python -c "import redis" 2>@1} err]} {
-    set why [expr {[file executable $python] ? "cannot import redis: $err" : "$python not found"}]
+proc python_missing {} {
+    if {![file executable $::python]} { return "$::python not found" }
+    if {[catch {exec $::python -c "import redis" 2>@1} err]} { return "cannot import redis: $err" }
+    return ""
+}
+
+if {[set why [python_missing]] ne ""} {
+    skip "redis-py test suite (redis_py_test.py)" "python3-redis not importable ($why)"
     skip "redis-py pubsub/transaction suite (redis_py_pubsub_test.py)" "python3-redis not importable ($why)"
+    skip "redis-py connect and introspection suite (redis_py_connect_test.py)" "python3-redis not importable ($why)"
 } else {
+    test "redis-py test suite (redis_py_test.py)" {
+        script_suite [list $python -B [file join $here redis_py_test.py] \
+            [dict get $srv host] [dict get $srv port] $sock] 20
+        assert_equal PONG [r $c PING]
+    }
+
+    # Pub/Sub, transactions, keyspace notifications and RESP2 client-side
+    # caching through redis-py.
     test "redis-py pubsub/transaction suite (redis_py_pubsub_test.py)" {
-        set script [file join $here redis_py_pubsub_test.py]
-        set code [catch {exec $python -B $script [dict get $srv host] [dict get $srv port] \
-            < /dev/null 2>@1} out]
-        set lines [split [string trimright $out \n] \n]
-        if {$code} {
-            # exec appends "child process exited abnormally" on exit 1.
-            if {[string match "child process exited abnormally" [lindex $lines end]]} {
-                set lines [lrange $lines 0 end-1]
-            }
-        }
-        set last [lindex $lines end]
-        set errs [lsearch -all -inline -regexp $lines {^(\[err\]|    )}]
-        assert {[regexp {^(\d+) passed, (\d+) failed$} $last -> np nf]} \
-            "no summary line; output:\n$out"
-        assert {$nf == 0} "redis-py pubsub failures:\n[join $errs \n]"
-        assert {$np >= 15} "only $np redis-py pubsub tests passed"
-        assert_equal 0 $code "exit status; output:\n$out"
+        script_suite [list $python -B [file join $here redis_py_pubsub_test.py] \
+            [dict get $srv host] [dict get $srv port]] 15
         # The script restores what it changed.
         assert_equal {notify-keyspace-events {}} [r $c CONFIG GET notify-keyspace-events]
         assert_equal 0 [r $c PUBSUB NUMPAT]
         assert_equal PONG [r $c PING]
+    }
+
+    # What redis-py sends on connect (AUTH, SETNAME, SELECT, HELLO 2), its
+    # COMMAND-based key finder, CLUSTER/READONLY errors, in pipelines.
+    test "redis-py connect and introspection suite (redis_py_connect_test.py)" {
+        script_suite [list $python -B [file join $here redis_py_connect_test.py] \
+            [dict get $srv host] [dict get $srv port] [dict get $authsrv port] s3cret] 11
+        assert_equal PONG [r $c PING]
+    }
+}
+
+if {$node eq ""} {
+    skip "ioredis suite (ioredis_test.js)" "node is not installed"
+} elseif {![file isdirectory $ioredis_dir]} {
+    skip "ioredis suite (ioredis_test.js)" \
+        "ioredis is not installed in tests/clients/node_modules (sh utils/deps test installs it)"
+} else {
+    test "ioredis suite (ioredis_test.js)" {
+        script_suite [list $node [file join $here ioredis_test.js] \
+            [dict get $srv host] [dict get $srv port] [dict get $authsrv port] s3cret] 12
+        assert_equal PONG [r $c PING]
+        assert_equal 0 [r $c EXISTS io:auto]
     }
 }
 
