@@ -25,6 +25,7 @@
 #include "listpack.h"
 #include "log.h"
 #include "quicklist.h"
+#include "rio_codec.h"
 #include "t_hash.h"
 #include "t_set.h"
 #include "util.h"
@@ -347,11 +348,22 @@ int rdbSaveFile(const char *filename, sds *err) {
                                 tmpfile, cwd, strerror(errno));
         return -1;
     }
-    rio r;
-    rioInitWithFile(&r, fp);
-    if (cfg.rdb_save_incremental_fsync) rioSetAutoSync(&r, RDB_AUTOSYNC_BYTES);
+    rio file, codec, *r = &file;
+    rioInitWithFile(&file, fp);
+    if (cfg.rdb_save_incremental_fsync) rioSetAutoSync(&file, RDB_AUTOSYNC_BYTES);
     const char *step = "writing";
-    if (rdbSaveRio(&r, NULL) == -1) goto werr;
+    /* snapshot-compression: the same RDB bytes, inside one zstd/lz4 frame. */
+    if (cfg.snapshot_compression != SNAPSHOT_COMPRESSION_NONE) {
+        step = "setting up compression for";
+        if (!rioInitCodecWriter(&codec, &file, cfg.snapshot_compression)) goto werr;
+        r = &codec;
+        step = "writing";
+    }
+    if (rdbSaveRio(r, NULL) == -1) {
+        if (r == &codec) rioCodecFree(&codec);
+        goto werr;
+    }
+    if (r == &codec && !rioCodecFinish(&codec)) goto werr;
     step = "flushing";
     if (fflush(fp) != 0) goto werr;
     step = "fsyncing";

@@ -28,6 +28,7 @@
 #include "listpack.h"
 #include "log.h"
 #include "quicklist.h"
+#include "rio_codec.h"
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_set.h"
@@ -909,9 +910,26 @@ int rdbLoadFile(const char *filename, int flags, rdbLoadStats *stats, sds *err) 
     }
     static char iobuf[256 * 1024];
     setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
+    /* Any snapshot-compression setting reads all three forms: the frame
+     * magic says which one this file is. */
+    int codec = rioCodecDetect(fp);
     rio r;
-    rioInitWithFile(&r, fp);
+    if (codec == RIO_CODEC_NONE) {
+        rioInitWithFile(&r, fp);
+    } else if (!rioInitCodecReader(&r, fp, codec)) {
+        *err = sdscatprintf(sdsempty(), "Can't set up %s decompression for %s", rioCodecName(codec), filename);
+        fclose(fp);
+        return -1;
+    }
     int ret = rdbLoadRio(&r, flags, stats, err);
+    if (codec != RIO_CODEC_NONE) {
+        if (ret == 0 && !rioCodecAtEnd(&r)) {
+            *err = sdscatprintf(sdsempty(), "The %s frame around the RDB is truncated or corrupt (its end is missing)",
+                                rioCodecName(codec));
+            ret = -1;
+        }
+        rioCodecFree(&r);
+    }
     fclose(fp);
     return ret;
 }

@@ -48,6 +48,15 @@ struct rio {
             sds buf;         /* pending writes, or read-ahead */
             size_t rpos;     /* consumed prefix of buf when reading */
         } fd;
+        struct {
+            void *ctx;       /* the zstd or lz4 (de)compression context */
+            int codec;       /* RIO_CODEC_* (rio_codec.h) */
+            rio *inner;      /* writing: where the frame goes (borrowed) */
+            FILE *fp;        /* reading: where the frame comes from (borrowed) */
+            char *buf;       /* compressed bytes in flight (owned) */
+            size_t cap, len, pos;
+            int eof;         /* reading: the frame ended */
+        } codec;
     } io;
 };
 

@@ -60,6 +60,8 @@ static const configEnum maxmemoryEnum[] = {{"volatile-lru", MAXMEMORY_VOLATILE_L
     {"noeviction", MAXMEMORY_NO_EVICTION}, {NULL, 0}};
 static const configEnum appendfsyncEnum[] = {{"everysec", APPENDFSYNC_EVERYSEC},
     {"always", APPENDFSYNC_ALWAYS}, {"no", APPENDFSYNC_NO}, {NULL, 0}};
+static const configEnum snapshotCompressionEnum[] = {{"none", SNAPSHOT_COMPRESSION_NONE},
+    {"lz4", SNAPSHOT_COMPRESSION_LZ4}, {"zstd", SNAPSHOT_COMPRESSION_ZSTD}, {NULL, 0}};
 static const configEnum sanitizeEnum[] = {{"no", SANITIZE_DUMP_NO}, {"yes", SANITIZE_DUMP_YES},
     {"clients", SANITIZE_DUMP_CLIENTS}, {NULL, 0}};
 /* "yes" before "relative": Redis renders OOM_SCORE_RELATIVE as "yes". */
@@ -801,14 +803,15 @@ const directive directives[] = {
     X("save", NULL, F_MULTIARG, "3600 1 300 100 60 10000", save, .rewrite = saveRewrite),
     S("dbfilename", NULL, F_PROTECTED | F_BASENAME, rdb_filename, "dump.rdb"),
     B("rdbcompression", NULL, 0, rdb_compression, "yes"),
+    E("snapshot-compression", NULL, 0, snapshot_compression, snapshotCompressionEnum, "none"),
     B("rdbchecksum", NULL, IMM, rdb_checksum, "yes"),
     B("stop-writes-on-bgsave-error", NULL, 0, stop_writes_on_bgsave_err, "yes"),
     B("rdb-del-sync-files", NULL, 0, rdb_del_sync_files, "no"),
     B("rdb-save-incremental-fsync", NULL, 0, rdb_save_incremental_fsync, "yes"),
-    B("appendonly", NULL, 0, appendonly, "no", .refuse = "appendonly yes is not supported yet: the append-only file arrives with the persistence work"),
+    B("appendonly", NULL, 0, appendonly, "no", HOOK(appendonly)),
     S("appendfilename", NULL, IMM | F_BASENAME | F_NONEMPTY, appendfilename, "appendonly.aof"),
     S("appenddirname", NULL, IMM | F_BASENAME | F_NONEMPTY, appenddirname, "appendonlydir"),
-    E("appendfsync", NULL, 0, appendfsync, appendfsyncEnum, "everysec"),
+    E("appendfsync", NULL, 0, appendfsync, appendfsyncEnum, "everysec", HOOK(appendfsync)),
     B("no-appendfsync-on-rewrite", NULL, 0, aof_no_fsync_on_rewrite, "no"),
     N("auto-aof-rewrite-percentage", NULL, 0, aof_rewrite_perc, 0, INT_MAX, "100"),
     N("auto-aof-rewrite-min-size", NULL, MEM, aof_rewrite_min_size, 0, LLONG_MAX, "67108864"),

@@ -49,6 +49,10 @@
 #define SUPERVISED_SYSTEMD    2
 #define SUPERVISED_UPSTART    3
 
+/* The values are rio_codec.h's RIO_CODEC_*. */
+#define SNAPSHOT_COMPRESSION_NONE 0
+#define SNAPSHOT_COMPRESSION_LZ4  1
+#define SNAPSHOT_COMPRESSION_ZSTD 2
 #define SANITIZE_DUMP_NO      0
 #define SANITIZE_DUMP_YES     1
 #define SANITIZE_DUMP_CLIENTS 2
@@ -162,6 +166,7 @@ typedef struct cairnConfig {
     int appendfsync;
     char *rdb_filename;        /* dbfilename */
     int rdb_compression;
+    int snapshot_compression;  /* SNAPSHOT_COMPRESSION_*: a zstd/lz4 frame around the whole RDB */
     int rdb_checksum;
     int stop_writes_on_bgsave_err;
     int rdb_del_sync_files;
@@ -265,6 +270,8 @@ typedef struct configHooks {
     configApplyFn *apply_oom_score_adj;  /* oom-score-adj and -values */
     configApplyFn *apply_proc_title;     /* proc-title-template */
     configApplyFn *apply_jemalloc_bg_thread;
+    configApplyFn *apply_appendonly;     /* start (a rewrite) or stop the AOF */
+    configApplyFn *apply_appendfsync;    /* settle the AOF writer for the new policy */
 } configHooks;
 extern configHooks cfgHooks;
 

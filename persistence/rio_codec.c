@@ -1,0 +1,246 @@
+/* rio_codec: zstd and lz4 frames as a rio layer (see rio_codec.h).
+ *
+ * Writing: rioWrite hands uncompressed bytes to the compressor, whose
+ * output collects in codec.buf and is passed to the inner rio whenever the
+ * buffer fills; rioCodecFinish writes the frame's end. Reading: compressed
+ * bytes are read from the FILE* in RIO_CODEC_CHUNK pieces into codec.buf
+ * and decompressed straight into the caller's buffer. A frame that ends
+ * early (a truncated file) or is corrupt makes the read fail, which the
+ * RDB loader reports as a short read at that (uncompressed) offset.
+ *
+ * processed_bytes counts uncompressed bytes, so progress and error offsets
+ * refer to the RDB inside the frame. */
+#include "rio_codec.h"
+#include "zmalloc.h"
+
+#include <lz4frame.h>
+#include <string.h>
+#include <zstd.h>
+
+#define RIO_CODEC_CHUNK (128 * 1024)
+#define RIO_ZSTD_LEVEL 1 /* fast: snapshots are written while clients wait on COW */
+
+static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
+static const unsigned char lz4_magic[4] = {0x04, 0x22, 0x4d, 0x18};
+
+const char *rioCodecName(int codec) {
+    return codec == RIO_CODEC_ZSTD ? "zstd" : codec == RIO_CODEC_LZ4 ? "lz4" : "none";
+}
+
+/* ---- writing ---- */
+
+static int rioCodecDrain(rio *r) {
+    if (!r->io.codec.len) return 1;
+    int ok = rioWrite(r->io.codec.inner, r->io.codec.buf, r->io.codec.len) != 0;
+    r->io.codec.len = 0;
+    return ok;
+}
+
+static size_t rioZstdWrite(rio *r, const void *buf, size_t len) {
+    ZSTD_inBuffer in = {buf, len, 0};
+    while (in.pos < in.size) {
+        ZSTD_outBuffer out = {r->io.codec.buf, r->io.codec.cap, r->io.codec.len};
+        size_t ret = ZSTD_compressStream2(r->io.codec.ctx, &out, &in, ZSTD_e_continue);
+        if (ZSTD_isError(ret)) return 0;
+        r->io.codec.len = out.pos;
+        if (r->io.codec.len == r->io.codec.cap && !rioCodecDrain(r)) return 0;
+    }
+    return 1;
+}
+
+static size_t rioLz4Write(rio *r, const void *buf, size_t len) {
+    const char *p = buf;
+    while (len) {
+        /* Feed pieces whose worst case fits the free buffer space. */
+        size_t n = len > RIO_CODEC_CHUNK / 2 ? RIO_CODEC_CHUNK / 2 : len;
+        if (r->io.codec.cap - r->io.codec.len < LZ4F_compressBound(n, NULL) && !rioCodecDrain(r))
+            return 0;
+        size_t ret = LZ4F_compressUpdate(r->io.codec.ctx, r->io.codec.buf + r->io.codec.len,
+                                         r->io.codec.cap - r->io.codec.len, p, n, NULL);
+        if (LZ4F_isError(ret)) return 0;
+        r->io.codec.len += ret;
+        p += n;
+        len -= n;
+    }
+    return 1;
+}
+
+static size_t rioCodecNoRead(rio *r, void *buf, size_t len) {
+    (void)r, (void)buf, (void)len;
+    return 0;
+}
+
+static off_t rioCodecTell(rio *r) { return (off_t)r->processed_bytes; }
+static int rioCodecFlushNoop(rio *r) {
+    (void)r;
+    return 1;
+}
+
+int rioInitCodecWriter(rio *r, rio *inner, int codec) {
+    memset(r, 0, sizeof(*r));
+    r->read_fn = rioCodecNoRead;
+    r->tell_fn = rioCodecTell;
+    r->flush_fn = rioCodecFlushNoop;
+    r->io.codec.codec = codec;
+    r->io.codec.inner = inner;
+    /* Room for the worst case of the biggest piece lz4 is fed at once. */
+    r->io.codec.cap = LZ4F_compressBound(RIO_CODEC_CHUNK / 2, NULL) + 64;
+    if (r->io.codec.cap < RIO_CODEC_CHUNK) r->io.codec.cap = RIO_CODEC_CHUNK;
+    r->io.codec.buf = zmalloc(r->io.codec.cap);
+    if (codec == RIO_CODEC_ZSTD) {
+        ZSTD_CCtx *cctx = ZSTD_createCCtx();
+        if (!cctx) goto fail;
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, RIO_ZSTD_LEVEL);
+        ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+        r->io.codec.ctx = cctx;
+        r->write_fn = rioZstdWrite;
+        return 1;
+    }
+    if (codec == RIO_CODEC_LZ4) {
+        LZ4F_cctx *cctx;
+        if (LZ4F_isError(LZ4F_createCompressionContext(&cctx, LZ4F_VERSION))) goto fail;
+        r->io.codec.ctx = cctx;
+        LZ4F_preferences_t prefs;
+        memset(&prefs, 0, sizeof(prefs));
+        prefs.frameInfo.contentChecksumFlag = LZ4F_contentChecksumEnabled;
+        size_t ret = LZ4F_compressBegin(cctx, r->io.codec.buf, r->io.codec.cap, &prefs);
+        if (LZ4F_isError(ret)) goto fail;
+        r->io.codec.len = ret;
+        r->write_fn = rioLz4Write;
+        return 1;
+    }
+fail:
+    rioCodecFree(r);
+    return 0;
+}
+
+int rioCodecFinish(rio *r) {
+    int ok = !rioHasError(r);
+    if (ok && r->io.codec.codec == RIO_CODEC_ZSTD) {
+        ZSTD_inBuffer in = {NULL, 0, 0};
+        size_t left;
+        do {
+            ZSTD_outBuffer out = {r->io.codec.buf, r->io.codec.cap, r->io.codec.len};
+            left = ZSTD_compressStream2(r->io.codec.ctx, &out, &in, ZSTD_e_end);
+            if (ZSTD_isError(left)) {
+                ok = 0;
+                break;
+            }
+            r->io.codec.len = out.pos;
+            if (!rioCodecDrain(r)) ok = 0;
+        } while (ok && left);
+    } else if (ok && r->io.codec.codec == RIO_CODEC_LZ4) {
+        if (!rioCodecDrain(r)) ok = 0;
+        size_t ret = ok ? LZ4F_compressEnd(r->io.codec.ctx, r->io.codec.buf, r->io.codec.cap, NULL) : 0;
+        if (LZ4F_isError(ret)) ok = 0;
+        else r->io.codec.len = ret;
+        if (ok && !rioCodecDrain(r)) ok = 0;
+    }
+    rioCodecFree(r);
+    return ok;
+}
+
+/* ---- reading ---- */
+
+/* Refill codec.buf from the file when it is used up; 0 at end of file. */
+static int rioCodecFill(rio *r) {
+    if (r->io.codec.pos < r->io.codec.len) return 1;
+    r->io.codec.len = fread(r->io.codec.buf, 1, r->io.codec.cap, r->io.codec.fp);
+    r->io.codec.pos = 0;
+    return r->io.codec.len > 0;
+}
+
+static size_t rioZstdRead(rio *r, void *buf, size_t len) {
+    ZSTD_outBuffer out = {buf, len, 0};
+    while (out.pos < out.size) {
+        if (r->io.codec.eof || !rioCodecFill(r)) return 0;
+        ZSTD_inBuffer in = {r->io.codec.buf, r->io.codec.len, r->io.codec.pos};
+        size_t ret = ZSTD_decompressStream(r->io.codec.ctx, &out, &in);
+        if (ZSTD_isError(ret)) return 0;
+        r->io.codec.pos = in.pos;
+        if (ret == 0) r->io.codec.eof = 1; /* frame complete */
+        if (r->io.codec.eof && out.pos < out.size) return 0;
+    }
+    return 1;
+}
+
+static size_t rioLz4Read(rio *r, void *buf, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        if (r->io.codec.eof || !rioCodecFill(r)) return 0;
+        size_t dst = len - done, src = r->io.codec.len - r->io.codec.pos;
+        size_t ret = LZ4F_decompress(r->io.codec.ctx, (char *)buf + done, &dst,
+                                     r->io.codec.buf + r->io.codec.pos, &src, NULL);
+        if (LZ4F_isError(ret)) return 0;
+        r->io.codec.pos += src;
+        done += dst;
+        if (ret == 0) r->io.codec.eof = 1;
+        if (r->io.codec.eof && done < len) return 0;
+    }
+    return 1;
+}
+
+static size_t rioCodecNoWrite(rio *r, const void *buf, size_t len) {
+    (void)r, (void)buf, (void)len;
+    return 0;
+}
+
+int rioCodecDetect(FILE *fp) {
+    unsigned char m[4];
+    size_t n = fread(m, 1, 4, fp);
+    rewind(fp);
+    if (n < 4) return RIO_CODEC_NONE;
+    if (!memcmp(m, zstd_magic, 4)) return RIO_CODEC_ZSTD;
+    if (!memcmp(m, lz4_magic, 4)) return RIO_CODEC_LZ4;
+    return RIO_CODEC_NONE;
+}
+
+int rioInitCodecReader(rio *r, FILE *fp, int codec) {
+    memset(r, 0, sizeof(*r));
+    r->write_fn = rioCodecNoWrite;
+    r->tell_fn = rioCodecTell;
+    r->flush_fn = rioCodecFlushNoop;
+    r->io.codec.codec = codec;
+    r->io.codec.fp = fp;
+    r->io.codec.cap = RIO_CODEC_CHUNK;
+    r->io.codec.buf = zmalloc(r->io.codec.cap);
+    if (codec == RIO_CODEC_ZSTD) {
+        r->io.codec.ctx = ZSTD_createDCtx();
+        r->read_fn = rioZstdRead;
+    } else if (codec == RIO_CODEC_LZ4) {
+        LZ4F_dctx *dctx;
+        if (!LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) r->io.codec.ctx = dctx;
+        r->read_fn = rioLz4Read;
+    }
+    if (!r->io.codec.ctx) {
+        rioCodecFree(r);
+        return 0;
+    }
+    return 1;
+}
+
+int rioCodecAtEnd(rio *r) {
+    if (!r->io.codec.eof) {
+        /* Let the decoder consume the frame's epilogue: it yields no byte,
+         * so the read "fails" either way; eof says whether the frame ended. */
+        char byte;
+        r->read_fn(r, &byte, 1);
+    }
+    return r->io.codec.eof;
+}
+
+void rioCodecFree(rio *r) {
+    if (r->io.codec.ctx) {
+        int writing = r->io.codec.inner != NULL;
+        if (r->io.codec.codec == RIO_CODEC_ZSTD) {
+            if (writing) ZSTD_freeCCtx(r->io.codec.ctx);
+            else ZSTD_freeDCtx(r->io.codec.ctx);
+        } else if (r->io.codec.codec == RIO_CODEC_LZ4) {
+            if (writing) LZ4F_freeCompressionContext(r->io.codec.ctx);
+            else LZ4F_freeDecompressionContext(r->io.codec.ctx);
+        }
+        r->io.codec.ctx = NULL;
+    }
+    zfree(r->io.codec.buf);
+    r->io.codec.buf = NULL;
+}

@@ -1,0 +1,39 @@
+/* rio_codec: a rio that compresses what is written to it into one standard
+ * zstd or lz4 frame, or decompresses such a frame as it is read
+ * (`snapshot-compression`). The RDB inside is byte for byte the one an
+ * uncompressed save writes, checksum included, so `zstd -d` or `lz4 -d`
+ * turn a compressed snapshot back into a file Redis reads.
+ *
+ * Ownership: the codec rio borrows the inner rio (writing) or the FILE*
+ * (reading) and owns its context and buffer, released by rioCodecFinish
+ * (writing) or rioCodecFree (either). */
+#ifndef CAIRN_RIO_CODEC_H
+#define CAIRN_RIO_CODEC_H
+#include "rio.h"
+#include <stdio.h>
+
+#define RIO_CODEC_NONE 0
+#define RIO_CODEC_LZ4 1
+#define RIO_CODEC_ZSTD 2
+
+const char *rioCodecName(int codec);
+
+/* Writing: bytes written to r leave compressed through inner. 1 on
+ * success, 0 if the codec could not be set up. */
+int rioInitCodecWriter(rio *r, rio *inner, int codec);
+/* Ends the frame (its trailer goes to inner) and frees the state. 1 on
+ * success. */
+int rioCodecFinish(rio *r);
+
+/* The codec whose frame magic starts fp (RIO_CODEC_NONE for anything else,
+ * a plain RDB included); fp is left at its start. */
+int rioCodecDetect(FILE *fp);
+/* Reading: decompresses the frame in fp. 1 on success. */
+int rioInitCodecReader(rio *r, FILE *fp, int codec);
+/* Reading: 1 if the frame ended, its own checksum verified. A loader calls
+ * it after the RDB's EOF, so a frame cut after the last RDB byte (its
+ * checksum missing) is still refused as truncated. */
+int rioCodecAtEnd(rio *r);
+void rioCodecFree(rio *r);
+
+#endif
