@@ -10,6 +10,7 @@
 #include "digest.h"
 #include "propagate.h"
 #include "quicklist.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -136,6 +137,9 @@ void debugCommand(client *c) {
         "POPULATE <count> [<prefix>] [<size>]", "    Create <count> string keys named key:<num>.",
         "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
         "PROTOCOL <type>", "    Reply with a test value of the specified type.",
+        "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
+        "    Save the RDB on disk and reload it back to memory. MERGE loads over the",
+        "    data in memory, NOFLUSH keeps it, NOSAVE loads the file already on disk.",
         "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background.",
         "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
         "    Enables or disables the checksum check of RESTORE payloads.",
@@ -225,6 +229,8 @@ void debugCommand(client *c) {
     } else if (!strcasecmp(sub, "lookups")) {
         if (c->argc == 3 && argEq(c->argv[2], "reset")) server.stat_lookups = 0;
         replyLongLong(c, server.stat_lookups);
+    } else if (!strcasecmp(sub, "reload")) {
+        rdbDebugReload(c);
     } else if (!strcasecmp(sub, "propagated") && c->argc == 2) {
         debugPropagated(c);
     } else if (!strcasecmp(sub, "protocol") && c->argc == 3) {
