@@ -13,9 +13,11 @@
 # clients read when they connect are compared for every command and
 # subcommand in cairn's COMMAND LIST (see "Introspection" below): COMMAND
 # INFO, COMMAND DOCS (on the fields cairn returns), a bare COMMAND entry by
-# entry, and COMMAND GETKEYS/GETKEYSANDFLAGS on some 2500 command lines. The
-# stream itself also draws them (tests/helpers/diff_introspect.tcl). These
-# are skipped when CAIRN_DIFF_SEED replays a single seed.
+# entry, and COMMAND GETKEYS/GETKEYSANDFLAGS on some 2500 command lines,
+# in RESP2 and again over HELLO 3 connections (the reader understands RESP3
+# for this). The stream itself also draws them (RESP2,
+# tests/helpers/diff_introspect.tcl). These are skipped when CAIRN_DIFF_SEED
+# replays a single seed.
 #
 # Self-contained on purpose (does not source the shared harness): it starts
 # and stops its own servers and reads RESP from raw sockets.
@@ -448,6 +450,30 @@ proc parse_at {bufvar pos} {
             set pos [lindex $r 1]
         }
         return [list [list * $elems] $pos]
+    } elseif {$type in {_ # , (}} {
+        # RESP3 (the introspection checks speak it too): null, boolean,
+        # double, big number.
+        return [list [list $type $line] $pos]
+    } elseif {$type eq "=" || $type eq "!"} {
+        if {![string is integer -strict $line] || $line < 0} {
+            error "protocol error: bad length [repr $line]"
+        }
+        set end [expr {$pos + $line}]
+        if {[string length $buf] < $end + 2} { return "" }
+        return [list [list $type [string range $buf $pos [expr {$end - 1}]]] [expr {$end + 2}]]
+    } elseif {$type in {% ~ >}} {
+        if {![string is integer -strict $line] || $line < 0} {
+            error "protocol error: bad aggregate length [repr $line]"
+        }
+        set n [expr {$type eq "%" ? 2 * $line : $line}]
+        set elems {}
+        for {set i 0} {$i < $n} {incr i} {
+            set r [parse_at buf $pos]
+            if {$r eq ""} { return "" }
+            lappend elems [lindex $r 0]
+            set pos [lindex $r 1]
+        }
+        return [list [list $type $elems] $pos]
     } else {
         error "protocol error: unexpected reply type byte [repr $type]"
     }
@@ -475,11 +501,15 @@ proc serialize {p} {
         + - - - : { return "$type$v\r\n" }
         nil { return "$v\r\n" }
         \$ { return "\$[string length $v]\r\n$v\r\n" }
-        * {
-            set out "*[llength $v]\r\n"
+        * - ~ - > - % {
+            set n [llength $v]
+            if {$type eq "%"} { set n [expr {$n / 2}] }
+            set out "$type$n\r\n"
             foreach e $v { append out [serialize $e] }
             return $out
         }
+        _ - # - , - ( { return "$type$v\r\n" }
+        = - ! { return "$type[string length $v]\r\n$v\r\n" }
     }
     error "cannot serialize $p"
 }
@@ -1140,10 +1170,11 @@ proc info_subnames {p} {
     return $out
 }
 
-# Parsed RESP2 flat map {* {k v ...}} -> Tcl list of {key parsed-value}.
+# A parsed map, {* {k v ...}} in RESP2 or {% {k v ...}} in RESP3 -> Tcl
+# list of {key parsed-value}.
 proc flat_pairs {p} {
     set out {}
-    if {[lindex $p 0] ne "*"} { return $out }
+    if {[lindex $p 0] ni {* %}} { return $out }
     foreach {k v} [lindex $p 1] { lappend out [list [lindex $k 1] $v] }
     return $out
 }
@@ -1183,15 +1214,15 @@ proc norm_docs {m like {tally 0}} {
                 }
                 lappend named [list $sn $sm]
             }
-            set v {}
+            set sorted {}
             foreach pair [lsort -index 0 $named] {
-                lappend v [list \$ [lindex $pair 0]] [lindex $pair 1]
+                lappend sorted [list \$ [lindex $pair 0]] [lindex $pair 1]
             }
-            set v [list * $v]
+            set v [list [lindex $v 0] $sorted]
         }
         lappend out [list \$ $k] $v
     }
-    return [list * $out]
+    return [list [lindex $m 0] $out]
 }
 
 # A parsed COMMAND DOCS map reduced to the named fields, subcommands (kept
@@ -1207,15 +1238,15 @@ proc norm_docs_fields {m fields} {
             foreach skv [flat_pairs $v] {
                 lappend named [list [lindex $skv 0] [norm_docs_fields [lindex $skv 1] $fields]]
             }
-            set v {}
+            set sorted {}
             foreach pair [lsort -index 0 $named] {
-                lappend v [list \$ [lindex $pair 0]] [lindex $pair 1]
+                lappend sorted [list \$ [lindex $pair 0]] [lindex $pair 1]
             }
-            set v [list * $v]
+            set v [list [lindex $v 0] $sorted]
         }
         lappend out [list \$ $k] $v
     }
-    return [list * $out]
+    return [list [lindex $m 0] $out]
 }
 
 # Differences are collected, not just the first: one run shows them all.
@@ -1244,7 +1275,7 @@ proc cairn_command_list {tc} {
     return [lsort $names]
 }
 
-proc introspect_info {tc rc names} {
+proc introspect_info {tc rc names tag} {
     set argvs {}
     foreach n $names { lappend argvs [list COMMAND INFO $n] }
     # Several names in one call, an unknown one among them, and case.
@@ -1280,10 +1311,10 @@ proc introspect_info {tc rc names} {
         set nb [serialize [list * $be]]
         if {$na ne $nb} { note_diff diffs [repr_cmd $argv] $na $nb }
     }
-    diff_report "introspection: COMMAND INFO of each of cairn's [llength $names] commands and subcommands" $diffs
+    diff_report "introspection$tag: COMMAND INFO of each of cairn's [llength $names] commands and subcommands" $diffs
 }
 
-proc introspect_docs {tc rc names} {
+proc introspect_docs {tc rc names tag} {
     array unset ::docs_missing
     set argvs {}
     foreach n $names { lappend argvs [list COMMAND DOCS $n] }
@@ -1299,7 +1330,7 @@ proc introspect_docs {tc rc names} {
         lassign [lindex $b 1] braw bp
         # {* {name map name map ...}}: both must name the same commands in
         # the same order; each map is compared on cairn's fields.
-        if {[lindex $ap 0] ne "*" || [lindex $bp 0] ne "*"
+        if {[lindex $ap 0] ni {* %} || [lindex $bp 0] ne [lindex $ap 0]
                 || [llength [lindex $ap 1]] != [llength [lindex $bp 1]]} {
             if {$araw ne $braw} { note_diff diffs [repr_cmd $argv] $araw $braw }
             continue
@@ -1310,28 +1341,28 @@ proc introspect_docs {tc rc names} {
             lappend ae $an [norm_docs $am ""]
             lappend be $bn [norm_docs $bm $am 1]
         }
-        set na [serialize [list * $ae]]
-        set nb [serialize [list * $be]]
+        set na [serialize [list [lindex $ap 0] $ae]]
+        set nb [serialize [list [lindex $ap 0] $be]]
         if {$na ne $nb} { note_diff diffs [repr_cmd $argv] $na $nb }
     }
     set missing {}
     foreach k [lsort [array names ::docs_missing]] { lappend missing "$k ($::docs_missing($k))" }
     if {[llength $missing]} {
-        puts "  note: COMMAND DOCS fields the reference returns and cairn does not (count of maps): [join $missing {, }]"
+        puts "  note$tag: COMMAND DOCS fields the reference returns and cairn does not (count of maps): [join $missing {, }]"
     }
-    diff_report "introspection: COMMAND DOCS of each of cairn's [llength $names] commands and subcommands (cairn's fields)" $diffs
+    diff_report "introspection$tag: COMMAND DOCS of each of cairn's [llength $names] commands and subcommands (cairn's fields)" $diffs
 }
 
 # Bare COMMAND, as redis-py's cluster client sends it on connect: cairn's
 # table must hold one entry per top-level name of its COMMAND LIST, agree
 # with its COMMAND COUNT, and each entry must equal the reference's.
-proc introspect_bare {tc rc names} {
+proc introspect_bare {tc rc names tag} {
     set diffs {}
     set a [call $tc COMMAND]
     set b [call $rc COMMAND]
     set cnt [call $tc {COMMAND COUNT}]
     if {[lindex $a 0] ne "ok" || [lindex $b 0] ne "ok" || [lindex $cnt 0] ne "ok"} {
-        report 0 "introspection: bare COMMAND" "COMMAND failed: cairn [show_reply $a], reference [show_reply $b], count [show_reply $cnt]"
+        report 0 "introspection$tag: bare COMMAND" "COMMAND failed: cairn [show_reply $a], reference [show_reply $b], count [show_reply $cnt]"
         return
     }
     set ref [dict create]
@@ -1357,7 +1388,7 @@ proc introspect_bare {tc rc names} {
     if {$ct ne ":" || $cv != [llength $seen]} {
         note_diff diffs "COMMAND COUNT vs entries of COMMAND" [lindex $cnt 1 0] [llength $seen]
     }
-    diff_report "introspection: bare COMMAND, entry by entry ([llength $seen] entries)" $diffs
+    diff_report "introspection$tag: bare COMMAND, entry by entry ([llength $seen] entries)" $diffs
 }
 
 # Hand-written command lines for COMMAND GETKEYS: the movable-key commands
@@ -1435,7 +1466,7 @@ proc getkeys_generated {table} {
     return $lines
 }
 
-proc introspect_getkeys {tc rc names table} {
+proc introspect_getkeys {tc rc names table tag} {
     set lines {}
     foreach argv $::getkeys_cases {
         set cmd [string tolower [lindex $argv 0]]
@@ -1451,7 +1482,7 @@ proc introspect_getkeys {tc rc names table} {
     foreach argv $argvs a [call_many $tc $argvs] b [call_many $rc $argvs] {
         if {[compare raw $a $b] ne ""} { note_diff diffs [repr_cmd $argv] [lindex $a 1 0] [lindex $b 1 0] }
     }
-    diff_report "introspection: COMMAND GETKEYS and GETKEYSANDFLAGS on [llength $argvs] command lines" $diffs
+    diff_report "introspection$tag: COMMAND GETKEYS and GETKEYSANDFLAGS on [llength $argvs] command lines" $diffs
 }
 
 proc run_introspection {} {
@@ -1464,10 +1495,23 @@ proc run_introspection {} {
     lassign [call $tc COMMAND] st r
     if {$st ne "ok" || [lindex $r 1 0] ne "*"} { error "bare COMMAND on cairn failed: $r" }
     set table [lindex $r 1 1]
-    introspect_info $tc $rc $names
-    introspect_docs $tc $rc $names
-    introspect_bare $tc $rc $names
-    introspect_getkeys $tc $rc $names $table
+    introspect_info $tc $rc $names ""
+    introspect_docs $tc $rc $names ""
+    introspect_bare $tc $rc $names ""
+    introspect_getkeys $tc $rc $names $table ""
+    # RESP3 clients read flags and ACL categories as sets and key specs and
+    # docs as maps: the same checks over HELLO 3 connections.
+    set t3 [connect [dict get $ts port]]
+    set r3 [connect [dict get $rs port]]
+    lappend ::conns $t3 $r3
+    foreach s [list $t3 $r3] {
+        lassign [call $s {HELLO 3}] st r
+        if {$st ne "ok" || [lindex $r 1 0] ne "%"} { error "HELLO 3 failed: $r" }
+    }
+    introspect_info $t3 $r3 $names " (RESP3)"
+    introspect_docs $t3 $r3 $names " (RESP3)"
+    introspect_bare $t3 $r3 $names " (RESP3)"
+    introspect_getkeys $t3 $r3 $names $table " (RESP3)"
     close_conns
     stop_all_servers
 }
