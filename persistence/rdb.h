@@ -118,4 +118,16 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err);
 /* 0 on success, 1 if the file does not exist, -1 on error (*err set). */
 int rdbLoadFile(const char *filename, int flags, rdbLoadStats *stats, sds *err);
 
+/* A watcher of loads (cairn-check-rdb): shown every AUX field and every
+ * key with the byte offset after it. With check_only, keys (expired ones
+ * too) are shown and freed instead of entering the keyspace. The callbacks
+ * borrow what they are given. */
+typedef struct rdbLoadObserver {
+    void (*aux)(void *ctx, size_t offset, sds field, sds value);
+    void (*key)(void *ctx, size_t offset, int dbid, int rdbtype, sds key, robj *val, long long expire);
+    void *ctx;
+    int check_only;
+} rdbLoadObserver;
+void rdbLoadSetObserver(const rdbLoadObserver *obs); /* NULL: none */
+
 #endif

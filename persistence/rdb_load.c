@@ -754,6 +754,9 @@ static void rdbKeyLoadDelay(void) {
     if (cfg.key_load_delay > 0) usleep((useconds_t)cfg.key_load_delay);
 }
 
+static const rdbLoadObserver *observer;
+void rdbLoadSetObserver(const rdbLoadObserver *obs) { observer = obs; }
+
 int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
     rdbLoadStats local;
     if (!stats) stats = &local;
@@ -833,7 +836,8 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
                 sdsfree(field);
                 goto fail;
             }
-            rdbLogAux(field, value);
+            if (observer) observer->aux(observer->ctx, r->processed_bytes, field, value);
+            else rdbLogAux(field, value);
             sdsfree(field);
             sdsfree(value);
             continue;
@@ -857,7 +861,12 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
             sdsfree(key);
             goto fail;
         }
-        if (!val) {
+        if (val && observer) observer->key(observer->ctx, r->processed_bytes, dbid, type, key, val, expire);
+        if (val && observer && observer->check_only) {
+            stats->keys_loaded++;
+            decrRefCount(val);
+            sdsfree(key);
+        } else if (!val) {
             if (stats->empty_keys_skipped++ < 10)
                 serverLog(LL_WARNING, "rdbLoadObject skipping empty key: %s", key);
             sdsfree(key);
