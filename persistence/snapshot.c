@@ -18,6 +18,7 @@
 #include "db.h"
 #include "rdb.h"
 #include "snapshot.h"
+#include "aof.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -139,8 +140,10 @@ void rdbCron(void) {
     rdbStateInit();
     int type, exitcode, bysignal;
     pid_t pid = childPid();
-    if (childCheckDone(&type, &exitcode, &bysignal) && type == CHILD_TYPE_RDB)
-        rdbBackgroundSaveDone(pid, exitcode, bysignal);
+    if (childCheckDone(&type, &exitcode, &bysignal)) {
+        if (type == CHILD_TYPE_RDB) rdbBackgroundSaveDone(pid, exitcode, bysignal);
+        else if (type == CHILD_TYPE_AOF) aofRewriteDone(pid, exitcode, bysignal);
+    }
     if (childActiveType() != CHILD_TYPE_NONE) return;
     time_t now = server.unixtime;
     int may_retry = now - rs.lastbgsave_try > RDB_BGSAVE_RETRY_DELAY || rs.lastbgsave_status == C_OK;

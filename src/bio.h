@@ -14,6 +14,7 @@ typedef void bioJobFn(void *arg);
 
 enum {
     BIO_LAZY_FREE, /* values and whole keyspaces dropped by UNLINK, FLUSH* ASYNC */
+    BIO_AOF_FSYNC, /* AOF: everysec fsyncs, closing old files, the appendfsync always writer */
     BIO_NUM_KINDS
 };
 

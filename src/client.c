@@ -13,6 +13,7 @@
  * of the event that closed it. */
 #include "server.h"
 #include "blocked.h"
+#include "aof.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -117,6 +118,7 @@ void clientFree(client *c) {
     trackingDisable(c);
     if (c->flags & CLIENT_UNBLOCKED)
         clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
+    if (c->flags & CLIENT_AOF_WAIT) aofClientFreed(c);
     clientFreeArgv(c);
     zfree(c->argv);
     zfree(c->buf);
@@ -187,8 +189,10 @@ void clientProcessInput(client *c) {
     respLimits lim;
     lim.max_bulk_len = cfg.proto_max_bulk_len;
     while (c->qb_pos < sdslen(c->querybuf)) {
+        /* CLIENT_AOF_WAIT: its replies wait for an fsync (appendfsync
+         * always); its next commands wait with them. */
         if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED |
-                        CLIENT_POSTPONED))
+                        CLIENT_POSTPONED | CLIENT_AOF_WAIT))
             break;
         lim.unauthenticated = !(c->flags & CLIENT_AUTHENTICATED);
         const char *base = c->querybuf + c->qb_pos;
@@ -361,6 +365,10 @@ int clientWrite(client *c, int handler_installed) {
 static void clientWriteHandler(connection *conn) {
     client *c = conn->private_data;
     if (c->flags & CLIENT_CLOSE_ASAP) return;
+    if (aof_hold_active && aofClientMustWait(c)) {
+        connSetWriteHandler(c->conn, NULL, 0);
+        return;
+    }
     clientWrite(c, 1);
 }
 
@@ -372,6 +380,8 @@ void clientsHandlePendingWrites(void) {
         server.pending_writes = c->pending_next;
         c->flags &= ~CLIENT_PENDING_WRITE;
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        /* appendfsync always: held until the fsync covering it is done. */
+        if (aof_hold_active && aofClientMustWait(c)) continue;
         if (clientWrite(c, 0) == C_ERR) continue;
         if (clientHasPendingReplies(c)) connSetWriteHandler(c->conn, clientWriteHandler, 0);
     }

@@ -16,6 +16,7 @@
 #include "t_zset.h"
 #include "sort.h"
 #include "snapshot.h"
+#include "aof.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,7 @@ static cairnCommand commandTable[] = {
     CMD("monitor", monitorCommand, 1, A | NS | L | S, 0, 0, 0, 0, "Listen for all requests received by the server in real time", "1.0.0", "server"),
     CMD("lastsave", lastsaveCommand, 1, L | S | F, ACL_CAT_ADMIN | ACL_CAT_DANGEROUS, 0, 0, 0, "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "server", TIPS("nondeterministic_output")),
     CMD("save", saveCommand, 1, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Synchronously save the dataset to disk", "1.0.0", "server"),
+    CMD("bgrewriteaof", bgrewriteaofCommand, 1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously rewrite the append-only file to disk", "1.0.0", "server"),
     CMD("bgsave", bgsaveCommand, -1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously save the dataset to disk", "1.0.0", "server"),
     CMDS("memory", -2, 0, 0, "A container for memory diagnostics commands", "4.0.0", "server", memorySubcommands),
     /* cluster: standalone only, see clusterSubcommands */
@@ -467,6 +469,11 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         replyError(c, RDB_MISCONF_ERROR);
         multiFlagError(c);
+    } else if (aofWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
+                                     (cmd->proc == execCommand && multiQueueHasWrites(c)))) {
+        cmd->rejected_calls++;
+        replyError(c, aofWritesDenied());
+        multiFlagError(c);
     } else if (server.pause_type && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command
          * then runs as if it had just arrived. */
@@ -541,6 +548,8 @@ void commandCall(client *c) {
     /* The one propagation path: a command that changed the dataset is
      * encoded once, as its (possibly rewritten) argv, into the stream. */
     if (dirty > 0 && (cmd->flags & CMD_WRITE)) propagateCommand(c);
+    /* appendfsync always: this reply shows the keyspace as the stream has it now. */
+    if (aof_hold_active && (cmd->flags & (CMD_WRITE | CMD_READONLY))) aofNoteReply(c);
     clientFreeOriginalArgv(c);
     c->original_argv = outer_argv;
     c->original_argc = outer_argc;

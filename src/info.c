@@ -10,6 +10,7 @@
 #include "latency.h"
 #include "propagate.h"
 #include "snapshot.h"
+#include "aof.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
@@ -292,20 +293,9 @@ static sds infoPersistence(sds s) {
     sds rdb = rdbInfoFields(sdsempty());
     s = sdscatprintf(s,
                         "# Persistence\r\n"
-                        "%s"
-                        "aof_enabled:0\r\n"
-                        "aof_rewrite_in_progress:0\r\n"
-                        "aof_rewrite_scheduled:0\r\n"
-                        "aof_last_rewrite_time_sec:-1\r\n"
-                        "aof_current_rewrite_time_sec:-1\r\n"
-                        "aof_last_bgrewrite_status:ok\r\n"
-                        "aof_rewrites:0\r\n"
-                        "aof_rewrites_consecutive_failures:0\r\n"
-                        "aof_last_write_status:ok\r\n"
-                        "aof_last_cow_size:0\r\n"
-                        "module_fork_in_progress:0\r\n"
-                        "module_fork_last_cow_size:0\r\n",
+                        "%s",
                         rdb);
+    s = aofInfoFields(s);
     sdsfree(rdb);
     return s;
 }

@@ -12,6 +12,7 @@
 #include "crash.h"
 #include "lazyfree.h"
 #include "snapshot.h"
+#include "aof.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +95,7 @@ int prepareForShutdown(int flags) {
         server.in_shutdown = 0;
         return C_ERR;
     }
+    aofShutdown(); /* before the replies below: they may wait for it */
     if (cfg.pidfile) unlink(cfg.pidfile);
     /* Flush what we can to clients before exiting (e.g. replies already
      * queued in this loop iteration). */
@@ -144,6 +146,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     }
     infoTrackSamples();
     rdbCron();
+    aofCron();
     clientsCron();
     blockedCheckTimeouts();
     pauseCheckTimeout();
@@ -161,6 +164,9 @@ static void beforeSleep(eventLoop *el) {
     handleClientsBlockedOnKeys();
     processUnblockedClients();
     trackingBroadcast();
+    /* The AOF reads this turn's stream bytes before replies go out:
+     * under appendfsync always the replies then wait for the fsync. */
+    aofBeforeSleep();
     clientsHandlePendingWrites();
     clientsFreePendingClose();
 }
@@ -492,7 +498,9 @@ int main(int argc, char **argv) {
     elAddTimer(server.el, 1, serverCron, NULL);
     elSetBeforeSleep(server.el, beforeSleep);
     elSetAfterSleep(server.el, afterSleep);
-    rdbStartupLoad();
+    aofInit();
+    if (cfg.appendonly) aofStartupLoad(); /* as Redis: the AOF wins over the RDB */
+    else rdbStartupLoad();
     /* Only once the listeners exist: whoever waits for the pid file may
      * connect right away. */
     createPidFile();

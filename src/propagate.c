@@ -113,6 +113,8 @@ static void encArg(encBuf *e, const char *p, size_t len) {
 }
 
 void propagate(int dbid, robj **argv, int argc) {
+    /* Replaying the AOF at start-up: those writes are already on disk. */
+    if (server.loading) return;
     if (in_transaction && !multi_emitted) {
         multi_emitted = 1;
         robj *multi = createStringObject("MULTI", 5);
@@ -164,6 +166,8 @@ void propagateDel(serverDb *db, robj *key, int lazy) {
     propagate(db->id, argv, 2);
     decrRefCount(argv[0]);
 }
+
+void propagateResetSelect(void) { stream.last_dbid = -1; }
 
 void propagateInit(void) {
     stream.last_dbid = -1;

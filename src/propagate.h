@@ -40,6 +40,9 @@ int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max);
 void streamCursorAdvance(streamCursor *cur, size_t n);
 /* Stream offset of the cursor. */
 long long streamCursorOffset(const streamCursor *cur);
+/* Make the next command start with a SELECT (a consumer that starts a new
+ * file, like the AOF after a rewrite, needs one at its start). */
+void propagateResetSelect(void);
 /* Bytes held in blocks (for INFO). */
 size_t streamMemory(void);
 

@@ -72,6 +72,7 @@
 #define CLIENT_TRACKING_NOLOOP   (1ULL << 27)
 #define CLIENT_TRACKING_BROKEN_REDIR (1ULL << 28)
 #define CLIENT_POSTPONED         (1ULL << 29) /* held by CLIENT PAUSE until it ends */
+#define CLIENT_AOF_WAIT          (1ULL << 30) /* output held until the AOF fsync covering it (aof.c) */
 
 #define PAUSE_NONE  0
 #define PAUSE_WRITE 1
@@ -236,6 +237,9 @@ typedef struct client {
     uint64_t tracking_redirect;  /* 0: none */
     sds *tracking_prefixes;      /* BCAST prefixes */
     int tracking_nprefixes;
+    /* appendfsync always (aof.c): output waits until this stream offset is on disk */
+    long long aof_wait_offset;
+    struct client *aof_held_next;
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;

@@ -47,8 +47,8 @@ test "bad values stop start-up with the reason" {
     assert_match "*databases*" [start_fails $conf]
     write_file $conf "maxmemory lots\n"
     assert_match "*maxmemory*" [start_fails $conf]
-    write_file $conf "appendonly yes\n"
-    assert_match "*appendonly yes is not supported yet*" [start_fails $conf]
+    write_file $conf "appendfsync sometimes\n"
+    assert_match "*appendfsync*" [start_fails $conf]
     write_file $conf "bind \"unbalanced\n"
     assert_match "*line 1*" [start_fails $conf]
 }

@@ -1,0 +1,1042 @@
+/* aof: the server side of the append-only file (interface in aof.h).
+ *
+ * What it owns: the manifest in memory (aof.am), the open incremental file
+ * (aof.fd), a cursor into the propagation stream (aof.cur), the fsync and
+ * writer state, the clients whose replies wait for an fsync, the rewrite
+ * child's bookkeeping and every aof_* INFO field.
+ *
+ * How data enters: every write is already encoded once into the
+ * propagation stream (propagate.c); the AOF only reads it. Each loop turn
+ * aofBeforeSleep takes the unread bytes through the cursor:
+ *   - appendfsync no / everysec: write(2) here on the main thread; under
+ *     everysec a bio job (BIO_AOF_FSYNC) fsyncs about once a second. While
+ *     an fsync is still running the write waits, at most 2 s
+ *     (aof_delayed_fsync counts the times it stopped waiting).
+ *   - appendfsync always: the bytes (iovecs into the stream's blocks, which
+ *     the cursor keeps alive) go to the writer thread as one job, which
+ *     writes and fdatasyncs them and sends the job back through a pipe the
+ *     event loop watches (aofWriterDone). One job is in flight at a time;
+ *     whatever the loop produces meanwhile forms the next group. Replies
+ *     are held until the fsync covering them completes: see
+ *     aofClientMustWait and docs/ARCHITECTURE.md.
+ * How data leaves: the files in `appenddirname`, loaded at start-up by
+ * aofStartupLoad (aof_load.c replays each one).
+ *
+ * The rewrite (BGREWRITEAOF, auto-aof-rewrite-*, CONFIG SET appendonly yes):
+ *
+ *        aofRewriteStart()                      aofRewriteDone(ok)
+ *   IDLE ---------------> REWRITING ---------------------------------> IDLE
+ *     ^   parent: flush,     child: writes temp-rewriteaof-bg-<pid>.aof  |
+ *     |   new incr file,     (RDB preamble, or RESTORE commands)          |
+ *     |   manifest + new     parent: keeps appending to the new incr      |
+ *     |   incr persisted                                                  |
+ *     +------------------------------------------------------------------+
+ *          aofRewriteDone(failed/killed): temp file removed; the new incr
+ *          stays listed, so nothing written since the fork is lost.
+ * On success the temp file is renamed to the next base, the old base and
+ * incr files become history, the manifest is swapped atomically
+ * (aofManifestPersist: temp file, fsync, rename, fsync of the directory)
+ * and only then are history files deleted. appendonly turned on at run
+ * time is state WAIT_REWRITE until the first rewrite is done: the manifest
+ * on disk is only written once a base exists.
+ *
+ * Includes server.h (like snapshot.c): it holds clients, reads the
+ * server's counters and listeners, and replies to BGREWRITEAOF. */
+#define _GNU_SOURCE
+#include "server.h"
+#include "aof.h"
+#include "aof_load.h"
+#include "aof_manifest.h"
+#include "bio.h"
+#include "child.h"
+#include "db.h"
+#include "dump.h"
+#include "propagate.h"
+#include "rdb.h"
+#include "rio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define AOF_OFF 0
+#define AOF_ON 1
+#define AOF_WAIT_REWRITE 2
+
+#define AOF_IOV_MAX 64
+#define AOF_AUTOSYNC_BYTES (4 * 1024 * 1024)
+#define AOF_REWRITE_RETRY_DELAY 5
+
+int aof_hold_active = 0;
+
+static struct {
+    int state;
+    aofManifest *am;
+    int fd;                   /* last incremental file, O_APPEND; -1: none */
+    streamCursor cur;
+    int attached;
+    long long durable_off;    /* stream offset known to be on disk (always) */
+    long long incr_size;      /* bytes in the open incremental file */
+    long long current_size;   /* base + incremental files */
+    long long base_size;      /* current_size after the last rewrite / load */
+    time_t last_fsync;
+    time_t postponed_since;   /* everysec: write waiting for a running fsync */
+    long long delayed_fsync;
+    int last_write_status;    /* C_OK / C_ERR */
+    int last_write_errno;
+    time_t last_write_error_log, last_retry;
+    /* always: the writer */
+    int pipe_rd, pipe_wr;
+    struct aofWriteJob *inflight;
+    client *held;             /* clients waiting for durable_off */
+    /* rewrite */
+    int rewrite_scheduled;
+    int rewrite_rdb;          /* the running child writes an RDB preamble */
+    time_t rewrite_start;     /* -1: none */
+    time_t rewrite_last_time; /* seconds the last rewrite took, -1 */
+    time_t rewrite_last_try;
+    int last_bgrewrite_status;
+    long long rewrites, rewrite_failures;
+    int inited;
+} aof;
+
+/* Written by the fsync job on the bio thread, read by the loop. */
+static int bio_fsync_status = C_OK, bio_fsync_errno = 0;
+
+static const char *aofDir(void) { return cfg.appenddirname; }
+
+static void aofUpdateHold(void) {
+    aof_hold_active = aof.state != AOF_OFF && cfg.appendfsync == APPENDFSYNC_ALWAYS;
+}
+
+/* ---- files ---- */
+
+static long long fileSize(const char *path) {
+    struct stat st;
+    return stat(path, &st) == -1 ? 0 : (long long)st.st_size;
+}
+
+static long long manifestFileSize(const char *name) {
+    sds p = aofPath(aofDir(), name);
+    long long n = fileSize(p);
+    sdsfree(p);
+    return n;
+}
+
+static long long manifestTotalSize(const aofManifest *am) {
+    long long n = am->base ? manifestFileSize(am->base->name) : 0;
+    for (int j = 0; j < am->nincr; j++) n += manifestFileSize(am->incr[j]->name);
+    return n;
+}
+
+static int aofMkdir(void) {
+    if (mkdir(aofDir(), 0755) == -1 && errno != EEXIST) {
+        serverLog(LL_WARNING, "Can't create the append-only directory %s: %s", aofDir(), strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int aofOpenIncr(const char *name) {
+    sds p = aofPath(aofDir(), name);
+    int fd = open(p, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    if (fd == -1) serverLog(LL_WARNING, "Can't open the append-only file %s: %s", p, strerror(errno));
+    sdsfree(p);
+    return fd;
+}
+
+/* A bio job: fsync and/or close a file descriptor. */
+typedef struct aofFdJob {
+    int fd;
+    int do_close;
+} aofFdJob;
+
+static void aofFdJobRun(void *arg) {
+    aofFdJob *j = arg;
+    if (fdatasync(j->fd) == -1 && errno != EBADF && errno != EINVAL) {
+        __atomic_store_n(&bio_fsync_errno, errno, __ATOMIC_RELAXED);
+        __atomic_store_n(&bio_fsync_status, C_ERR, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&bio_fsync_status, C_OK, __ATOMIC_RELEASE);
+    }
+    if (j->do_close) close(j->fd);
+    zfree(j);
+}
+
+static void aofSubmitFdJob(int fd, int do_close) {
+    aofFdJob *j = zmalloc(sizeof(*j));
+    j->fd = fd;
+    j->do_close = do_close;
+    bioSubmit(BIO_AOF_FSYNC, aofFdJobRun, j);
+}
+
+static void aofDeleteHistory(aofManifest *am) {
+    if (cfg.aof_disable_auto_gc || am->nhist == 0) return;
+    for (int j = 0; j < am->nhist; j++) {
+        sds p = aofPath(aofDir(), am->hist[j]->name);
+        if (unlink(p) == 0) serverLog(LL_NOTICE, "Removing the history file %s in the background", am->hist[j]->name);
+        sdsfree(p);
+    }
+    aofManifestClearHistory(am);
+    sds err = NULL;
+    if (aofManifestPersist(am, aofDir(), cfg.appendfilename, &err) == -1) {
+        serverLog(LL_WARNING, "%s", err);
+        sdsfree(err);
+    }
+}
+
+/* ---- the base file (start-up and the rewrite child) ---- */
+
+/* The dataset as RESTORE commands (aof-use-rdb-preamble no): every type in
+ * one short path, replayed by Redis 7.0 and cairn alike. */
+static int aofWriteCommandsBase(rio *r) {
+    long long now = mstime();
+    for (int j = 0; j < dbCount(); j++) {
+        dict *d = dbKeysDict(j), *expires = dbExpiresDict(j);
+        if (dictSize(d) == 0) continue;
+        char num[32];
+        int nl = snprintf(num, sizeof(num), "%d", j);
+        sds sel = sdscatprintf(sdsempty(), "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", nl, num);
+        int ok = rioWrite(r, sel, sdslen(sel));
+        sdsfree(sel);
+        if (!ok) return -1;
+        dictIterator di;
+        dictInitIterator(&di, d);
+        dictEntry *de;
+        while ((de = dictNext(&di)) != NULL) {
+            sds key = dictGetKey(de);
+            long long expire = 0;
+            if (dictSize(expires)) {
+                dictEntry *e = dictFind(expires, key);
+                if (e) expire = dictGetSignedIntegerVal(e);
+            }
+            if (expire && expire <= now) continue;
+            sds payload = dumpPayloadCreate(dictGetVal(de));
+            char ttl[32];
+            int tl = snprintf(ttl, sizeof(ttl), "%lld", expire);
+            sds cmd = sdscatprintf(sdsempty(), "*5\r\n$7\r\nRESTORE\r\n$%zu\r\n", sdslen(key));
+            cmd = sdscatlen(cmd, key, sdslen(key));
+            cmd = sdscatprintf(cmd, "\r\n$%d\r\n%s\r\n$%zu\r\n", tl, ttl, sdslen(payload));
+            cmd = sdscatlen(cmd, payload, sdslen(payload));
+            cmd = sdscat(cmd, "\r\n$6\r\nABSTTL\r\n");
+            ok = rioWrite(r, cmd, sdslen(cmd));
+            sdsfree(cmd);
+            sdsfree(payload);
+            if (!ok) break;
+        }
+        dictResetIterator(&di);
+        if (!ok) return -1;
+    }
+    return 0;
+}
+
+/* Write the whole dataset to path (fsynced). 0 or -1 with errno. */
+static int aofWriteBase(const char *path, int rdb) {
+    FILE *fp = fopen(path, "w");
+    if (!fp) return -1;
+    rio r;
+    rioInitWithFile(&r, fp);
+    if (cfg.aof_rewrite_incremental_fsync) rioSetAutoSync(&r, AOF_AUTOSYNC_BYTES);
+    int ret = rdb ? rdbSaveRio(&r, NULL) : aofWriteCommandsBase(&r);
+    if (ret == 0 && fflush(fp) != 0) ret = -1;
+    if (ret == 0 && fsync(fileno(fp)) == -1) ret = -1;
+    int e = errno;
+    if (fclose(fp) != 0 && ret == 0) ret = -1, e = errno;
+    if (ret == -1) unlink(path);
+    errno = e;
+    return ret;
+}
+
+/* ---- start-up ---- */
+
+static void aofAttach(void) {
+    if (!aof.attached) {
+        streamCursorAttach(&aof.cur);
+        aof.attached = 1;
+    }
+    aof.durable_off = streamCursorOffset(&aof.cur);
+}
+
+static void aofDetach(void) {
+    if (aof.attached) streamCursorDetach(&aof.cur);
+    aof.attached = 0;
+}
+
+static void aofFatal(const char *what, const char *err) {
+    serverLog(LL_WARNING, "Fatal error loading the append only file: %s%s%s", what, err ? ": " : "",
+              err ? err : "");
+    exit(1);
+}
+
+/* Load one file of the AOF; returns its AOF_LOAD_* result or exits. */
+static int aofLoadLogged(const char *name, int is_last, int must_exist) {
+    sds path = aofPath(aofDir(), name);
+    long long cmds = 0;
+    char *err = NULL;
+    long long start = ustime();
+    int ret = aofLoadFile(path, name, is_last, &cmds, &err);
+    sdsfree(path);
+    if (ret == AOF_LOAD_FAILED) {
+        serverLog(LL_WARNING, "%s", err);
+        sdsfree((sds)err);
+        serverLog(LL_WARNING, "Fatal error loading the append only file %s. Exiting.", name);
+        exit(1);
+    }
+    if (ret == AOF_LOAD_NOT_EXIST) {
+        if (must_exist) {
+            serverLog(LL_WARNING, "The AOF file %s listed in the manifest doesn't exist. Exiting.", name);
+            exit(1);
+        }
+        return ret;
+    }
+    serverLog(LL_NOTICE, "DB loaded from %s file %s: %.3f seconds (%lld commands or keys)",
+              ret == AOF_LOAD_EMPTY ? "empty" : "append only", name,
+              (double)(ustime() - start) / 1000000, cmds);
+    return ret;
+}
+
+/* A Redis 6 appendonly.aof in `dir` and no manifest: load it, then make it
+ * the base of a new manifest, moved into the directory (as Redis 7.0's
+ * upgrade does). */
+static int aofLoadLegacy(void) {
+    struct stat st;
+    if (stat(cfg.appendfilename, &st) == -1) return 0;
+    serverLog(LL_NOTICE, "Loading the single-file AOF %s (no manifest found)", cfg.appendfilename);
+    long long cmds = 0;
+    char *err = NULL;
+    int ret = aofLoadFile(cfg.appendfilename, cfg.appendfilename, 1, &cmds, &err);
+    if (ret == AOF_LOAD_FAILED) aofFatal(cfg.appendfilename, err);
+    if (aofMkdir() == -1) exit(1);
+    sds dst = aofPath(aofDir(), cfg.appendfilename);
+    if (rename(cfg.appendfilename, dst) == -1) {
+        serverLog(LL_WARNING, "Error moving %s into %s: %s", cfg.appendfilename, aofDir(), strerror(errno));
+        exit(1);
+    }
+    sdsfree(dst);
+    aofManifestSetBase(aof.am, cfg.appendfilename, 1);
+    serverLog(LL_NOTICE, "Successfully migrated an old-style AOF into the AOF directory (%lld commands)", cmds);
+    return 1;
+}
+
+/* A base or incremental file of ours in the directory (manifest lost?). */
+static sds aofFindOrphan(void) {
+    DIR *d = opendir(aofDir());
+    if (!d) return NULL;
+    struct dirent *e;
+    sds found = NULL;
+    size_t plen = strlen(cfg.appendfilename);
+    while (!found && (e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        size_t l = strlen(n);
+        if (l <= plen + 9 || strncmp(n, cfg.appendfilename, plen) != 0 || n[plen] != '.') continue;
+        if (!strcmp(n + l - 9, ".base.rdb") || !strcmp(n + l - 9, ".base.aof") ||
+            !strcmp(n + l - 9, ".incr.aof"))
+            found = sdsnew(n);
+    }
+    closedir(d);
+    return found;
+}
+
+void aofStartupLoad(void) {
+    aofInit();
+    aof.state = AOF_ON;
+    if (aofMkdir() == -1) exit(1);
+    sds mname = aofManifestFileName(cfg.appendfilename);
+    sds mpath = aofPath(aofDir(), mname);
+    struct stat st;
+    long long start = ustime();
+    server.loading = 1;
+    if (stat(mpath, &st) == 0) {
+        sds err = NULL;
+        int line = 0;
+        aofManifest *am = aofManifestLoad(mpath, &err, &line);
+        if (!am) {
+            serverLog(LL_WARNING, "*** FATAL AOF MANIFEST FILE ERROR *** %s%s%d: %s", mpath,
+                      line ? " at line " : "", line, err);
+            exit(1);
+        }
+        aofManifestFree(aof.am);
+        aof.am = am;
+        int total = (am->base ? 1 : 0) + am->nincr, k = 0;
+        if (am->base) aofLoadLogged(am->base->name, ++k == total, 1);
+        for (int j = 0; j < am->nincr; j++) aofLoadLogged(am->incr[j]->name, ++k == total, 1);
+    } else {
+        /* Redis would start empty here and write a new base over the old
+         * one; data without its manifest is more likely a mistake. */
+        sds orphan = aofFindOrphan();
+        if (orphan) {
+            serverLog(LL_WARNING, "The AOF directory %s holds %s but no manifest %s: refusing to start "
+                                  "(restore the manifest, or move the files away to start empty)",
+                      aofDir(), orphan, mname);
+            exit(1);
+        }
+        aofLoadLegacy();
+    }
+    server.loading = 0;
+    server.dirty = 0;
+    serverLog(LL_NOTICE, "DB loaded from append only file: %.3f seconds", (double)(ustime() - start) / 1000000);
+    sdsfree(mname);
+    sdsfree(mpath);
+
+    /* An empty start gets a base right away, as in Redis 7.0. */
+    if (!aof.am->base && aof.am->nincr == 0) {
+        const char *name = aofManifestNewBase(aof.am, cfg.appendfilename, cfg.aof_use_rdb_preamble);
+        sds p = aofPath(aofDir(), name);
+        if (aofWriteBase(p, cfg.aof_use_rdb_preamble) == -1) {
+            serverLog(LL_WARNING, "Can't write the AOF base file %s: %s", p, strerror(errno));
+            exit(1);
+        }
+        sdsfree(p);
+    }
+    if (aof.am->nincr == 0) aofManifestNewIncr(aof.am, cfg.appendfilename);
+    aof.fd = aofOpenIncr(aof.am->incr[aof.am->nincr - 1]->name);
+    if (aof.fd == -1) exit(1);
+    sds err = NULL;
+    if (aofManifestPersist(aof.am, aofDir(), cfg.appendfilename, &err) == -1) {
+        serverLog(LL_WARNING, "%s", err);
+        exit(1);
+    }
+    aofDeleteHistory(aof.am);
+    aof.incr_size = manifestFileSize(aof.am->incr[aof.am->nincr - 1]->name);
+    aof.current_size = aof.base_size = manifestTotalSize(aof.am);
+    aofAttach();
+    aofUpdateHold();
+}
+
+/* ---- writing: no / everysec ---- */
+
+static void aofWriteError(int err) {
+    if (aof.last_write_status == C_OK || server.unixtime - aof.last_write_error_log > 30) {
+        serverLog(LL_WARNING, "Error writing to the AOF file: %s", strerror(err));
+        aof.last_write_error_log = server.unixtime;
+    }
+    aof.last_write_status = C_ERR;
+    aof.last_write_errno = err;
+}
+
+static void aofWriteOk(void) {
+    if (aof.last_write_status == C_ERR) {
+        serverLog(LL_WARNING, "AOF write error looks solved, Redis can write again.");
+        aof.last_write_status = C_OK;
+    }
+}
+
+/* Write the unread stream bytes on this thread; returns 0 or -1. */
+static int aofWriteSync(void) {
+    struct iovec iov[AOF_IOV_MAX];
+    int n;
+    while ((n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX)) > 0) {
+        ssize_t w = writev(aof.fd, iov, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            aofWriteError(errno);
+            return -1;
+        }
+        /* A short write leaves a partial command in the file; the rest
+         * follows on the next try, so the file stays a valid prefix. */
+        streamCursorAdvance(&aof.cur, (size_t)w);
+        aof.incr_size += w;
+        aof.current_size += w;
+        size_t total = 0;
+        for (int j = 0; j < n; j++) total += iov[j].iov_len;
+        if ((size_t)w < total) {
+            aofWriteError(ENOSPC);
+            return -1;
+        }
+    }
+    aofWriteOk();
+    return 0;
+}
+
+static void aofFlushRelaxed(void) {
+    struct iovec iov[1];
+    int have = streamCursorPeek(&aof.cur, iov, 1) > 0;
+    if (have && aof.last_write_status == C_ERR && server.unixtime == aof.last_retry) return;
+    if (have && cfg.appendfsync == APPENDFSYNC_EVERYSEC && bioPending(BIO_AOF_FSYNC)) {
+        /* The disk is busy with the last fsync: let the write wait (not
+         * more than 2 s), as a write(2) now could block the loop. */
+        if (aof.postponed_since == 0) {
+            aof.postponed_since = server.unixtime;
+            return;
+        }
+        if (server.unixtime - aof.postponed_since < 2) return;
+        aof.delayed_fsync++;
+        serverLog(LL_NOTICE, "Asynchronous AOF fsync is taking too long (disk is busy?). Writing the "
+                             "AOF buffer without waiting for fsync to complete, this may slow down Redis.");
+    }
+    aof.postponed_since = 0;
+    if (have) {
+        aof.last_retry = server.unixtime;
+        if (aofWriteSync() == -1) return;
+    }
+    if (cfg.appendfsync == APPENDFSYNC_EVERYSEC && server.unixtime > aof.last_fsync &&
+        !bioPending(BIO_AOF_FSYNC) &&
+        !(cfg.aof_no_fsync_on_rewrite && childActiveType() != CHILD_TYPE_NONE)) {
+        aofSubmitFdJob(aof.fd, 0);
+        aof.last_fsync = server.unixtime;
+    }
+}
+
+/* ---- writing: always (group commit on the writer thread) ---- */
+
+typedef struct aofWriteJob {
+    int fd, pipe_wr;
+    off_t start_size;  /* file size before this job: restored on failure */
+    size_t len;
+    int ok, err;
+    int iovcnt;
+    struct iovec iov[];
+} aofWriteJob;
+
+/* Writer thread: write the group, fdatasync, report back through the
+ * pipe. A failed job leaves the file as it was (best effort truncate) and
+ * the loop's cursor where it was, so the bytes are retried whole. */
+static void aofWriteJobRun(void *arg) {
+    aofWriteJob *j = arg;
+    struct iovec *iov = j->iov;
+    int cnt = j->iovcnt;
+    size_t left = j->len;
+    j->ok = 1;
+    while (left) {
+        ssize_t w = writev(j->fd, iov, cnt);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            j->ok = 0;
+            j->err = w < 0 ? errno : ENOSPC;
+            break;
+        }
+        left -= (size_t)w;
+        while (cnt && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            cnt--;
+        }
+        if (cnt) {
+            iov->iov_base = (char *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    if (j->ok && fdatasync(j->fd) == -1) {
+        j->ok = 0;
+        j->err = errno;
+    }
+    if (!j->ok && ftruncate(j->fd, j->start_size) == -1) { /* nothing better to do */
+    }
+    ssize_t w;
+    do {
+        w = write(j->pipe_wr, &j, sizeof(j));
+    } while (w == -1 && errno == EINTR);
+}
+
+static void aofReleaseHeld(int all);
+
+static void aofAlwaysKick(void) {
+    if (aof.inflight || aof.fd == -1 || !aof.attached) return;
+    if (aof.last_write_status == C_ERR && server.unixtime == aof.last_retry) return;
+    struct iovec iov[AOF_IOV_MAX];
+    int n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX);
+    if (n == 0) return;
+    aofWriteJob *j = zmalloc(sizeof(*j) + sizeof(struct iovec) * (size_t)n);
+    j->fd = aof.fd;
+    j->pipe_wr = aof.pipe_wr;
+    j->start_size = (off_t)aof.incr_size;
+    j->len = 0;
+    j->ok = j->err = 0;
+    j->iovcnt = n;
+    for (int k = 0; k < n; k++) {
+        j->iov[k] = iov[k];
+        j->len += iov[k].iov_len;
+    }
+    aof.inflight = j;
+    aof.last_retry = server.unixtime;
+    bioSubmit(BIO_AOF_FSYNC, aofWriteJobRun, j);
+}
+
+/* The loop's side of a finished job. */
+static void aofWriteJobDone(aofWriteJob *j) {
+    serverAssert(j == aof.inflight);
+    aof.inflight = NULL;
+    if (j->ok) {
+        streamCursorAdvance(&aof.cur, j->len);
+        aof.incr_size += (long long)j->len;
+        aof.current_size += (long long)j->len;
+        aof.durable_off = streamCursorOffset(&aof.cur);
+        aof.last_fsync = server.unixtime;
+        aofWriteOk();
+    } else {
+        aofWriteError(j->err);
+    }
+    zfree(j);
+    aofReleaseHeld(0);
+}
+
+static void aofWriterDone(eventLoop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)data;
+    (void)mask;
+    aofWriteJob *j;
+    while (read(fd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofWriteJobDone(j);
+    /* Next group right away: everything produced while that one ran. */
+    if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
+}
+
+/* Wait for the job in flight (blocking) and process it. */
+static void aofWaitInflight(void) {
+    if (!aof.inflight) return;
+    bioDrain(BIO_AOF_FSYNC);
+    aofWriteJob *j;
+    while (aof.inflight && read(aof.pipe_rd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofWriteJobDone(j);
+}
+
+/* Everything unread on disk and fsynced, on this thread (rewrite start,
+ * policy changes, shutdown). 0 or -1. */
+static int aofFlushAll(void) {
+    if (aof.fd == -1 || !aof.attached) return 0;
+    aofWaitInflight();
+    int ret = aofWriteSync();
+    bioDrain(BIO_AOF_FSYNC);
+    if (ret == 0 && fdatasync(aof.fd) == -1) {
+        aofWriteError(errno);
+        ret = -1;
+    }
+    if (ret == 0) aof.durable_off = streamCursorOffset(&aof.cur);
+    aofReleaseHeld(0);
+    return ret;
+}
+
+/* ---- held replies ---- */
+
+void aofNoteReply(client *c) { c->aof_wait_offset = streamOffset(); }
+
+/* c->aof_wait_offset is the stream offset c's output depends on: set by
+ * every keyspace command it runs (aofNoteReply). Clients that receive
+ * pushes caused by others' writes (Pub/Sub and keyspace events, MONITOR,
+ * tracking invalidations) depend on the whole stream. */
+int aofClientMustWait(client *c) {
+    if (!aof_hold_active) return 0;
+    if (c->flags & (CLIENT_PUBSUB | CLIENT_MONITOR | CLIENT_TRACKING))
+        c->aof_wait_offset = streamOffset();
+    if (c->flags & CLIENT_AOF_WAIT) return 1;
+    if (aof.durable_off >= c->aof_wait_offset) return 0;
+    c->flags |= CLIENT_AOF_WAIT;
+    c->aof_held_next = aof.held;
+    aof.held = c;
+    return 1;
+}
+
+void aofClientFreed(client *c) {
+    for (client **pp = &aof.held; *pp; pp = &(*pp)->aof_held_next) {
+        if (*pp == c) {
+            *pp = c->aof_held_next;
+            break;
+        }
+    }
+    c->flags &= ~CLIENT_AOF_WAIT;
+}
+
+static void aofReleaseHeld(int all) {
+    client *ready = NULL;
+    client **pp = &aof.held;
+    while (*pp) {
+        client *c = *pp;
+        if (all || c->aof_wait_offset <= aof.durable_off) {
+            *pp = c->aof_held_next;
+            c->flags &= ~CLIENT_AOF_WAIT;
+            c->aof_held_next = ready;
+            ready = c;
+        } else {
+            pp = &c->aof_held_next;
+        }
+    }
+    while (ready) {
+        client *c = ready;
+        ready = c->aof_held_next;
+        c->aof_held_next = NULL;
+        if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        if (clientHasPendingReplies(c)) replyBegin(c);
+        /* Its further commands waited while its replies were held. */
+        if (c->qb_pos < sdslen(c->querybuf) && !(c->flags & CLIENT_AOF_WAIT)) {
+            server.current_client = c;
+            clientProcessInput(c);
+            server.current_client = NULL;
+        }
+    }
+}
+
+/* ---- the loop hooks ---- */
+
+void aofBeforeSleep(void) {
+    if (aof.state == AOF_OFF || aof.fd == -1 || !aof.attached) return;
+    if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
+    else aofFlushRelaxed();
+}
+
+const char *aofWritesDenied(void) {
+    static char msg[256];
+    if (aof.state == AOF_OFF) return NULL;
+    int e = 0;
+    if (aof.last_write_status == C_ERR) e = aof.last_write_errno;
+    else if (__atomic_load_n(&bio_fsync_status, __ATOMIC_ACQUIRE) == C_ERR)
+        e = __atomic_load_n(&bio_fsync_errno, __ATOMIC_RELAXED);
+    else return NULL;
+    snprintf(msg, sizeof(msg), "MISCONF Errors writing to the AOF file: %s", strerror(e));
+    return msg;
+}
+
+/* ---- rewrite ---- */
+
+static void aofChildCloseListeners(void) {
+    for (int j = 0; j < server.listen_count; j++) close(server.listen_fds[j]);
+    if (server.unix_fd != -1) close(server.unix_fd);
+}
+
+static sds aofRewriteTempPath(pid_t pid) {
+    sds name = sdscatprintf(sdsempty(), "temp-rewriteaof-bg-%d.aof", (int)pid);
+    sds p = aofPath(aofDir(), name);
+    sdsfree(name);
+    return p;
+}
+
+/* Make sure aof.am reflects the directory when the AOF is off. */
+static void aofLoadManifestIfOff(void) {
+    if (aof.state != AOF_OFF) return;
+    aofManifestFree(aof.am);
+    aof.am = NULL;
+    sds mname = aofManifestFileName(cfg.appendfilename);
+    sds mpath = aofPath(aofDir(), mname);
+    struct stat st;
+    if (stat(mpath, &st) == 0) {
+        sds err = NULL;
+        int line;
+        aof.am = aofManifestLoad(mpath, &err, &line);
+        if (!aof.am) {
+            serverLog(LL_WARNING, "Ignoring the unreadable AOF manifest %s: %s", mpath, err);
+            sdsfree(err);
+        }
+    }
+    if (!aof.am) aof.am = aofManifestCreate();
+    sdsfree(mname);
+    sdsfree(mpath);
+}
+
+/* Switch writes to a new incremental file (rewrite start). */
+static int aofOpenNewIncr(void) {
+    if (aof.fd == -1 && aof.attached) {
+        /* Turning on while another child ran: what the stream kept since
+         * is in the snapshot about to be forked. */
+        struct iovec iov[AOF_IOV_MAX];
+        int n;
+        while ((n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX)) > 0) {
+            size_t total = 0;
+            for (int k = 0; k < n; k++) total += iov[k].iov_len;
+            streamCursorAdvance(&aof.cur, total);
+        }
+        aof.durable_off = streamCursorOffset(&aof.cur);
+    }
+    if (aofFlushAll() == -1 && cfg.appendfsync == APPENDFSYNC_ALWAYS) return -1;
+    aofManifest *am = aofManifestDup(aof.am);
+    const char *name = aofManifestNewIncr(am, cfg.appendfilename);
+    int fd = aofOpenIncr(name);
+    if (fd == -1) {
+        aofManifestFree(am);
+        return -1;
+    }
+    if (aof.state == AOF_ON) {
+        sds err = NULL;
+        if (aofManifestPersist(am, aofDir(), cfg.appendfilename, &err) == -1) {
+            serverLog(LL_WARNING, "%s", err);
+            sdsfree(err);
+            sds p = aofPath(aofDir(), name);
+            unlink(p);
+            sdsfree(p);
+            close(fd);
+            aofManifestFree(am);
+            return -1;
+        }
+    }
+    aofManifestFree(aof.am);
+    aof.am = am;
+    if (aof.fd != -1) aofSubmitFdJob(aof.fd, 1);
+    aof.fd = fd;
+    aof.incr_size = 0;
+    /* The new file must start with a SELECT of its own. */
+    propagateResetSelect();
+    return 0;
+}
+
+static int aofRewriteStart(void) {
+    aofInit();
+    if (childActiveType() != CHILD_TYPE_NONE) return -1;
+    if (aofMkdir() == -1) return -1;
+    aof.rewrite_last_try = server.unixtime;
+    aofLoadManifestIfOff();
+    if (aof.state != AOF_OFF && aofOpenNewIncr() == -1) {
+        aof.last_bgrewrite_status = C_ERR;
+        return -1;
+    }
+    aof.rewrite_rdb = cfg.aof_use_rdb_preamble;
+    pid_t pid = childFork(CHILD_TYPE_AOF);
+    if (pid == 0) {
+        aofChildCloseListeners();
+        sds tmp = aofRewriteTempPath(getpid());
+        int ret = aofWriteBase(tmp, aof.rewrite_rdb);
+        if (ret == 0) serverLog(LL_NOTICE, "Successfully created the temporary AOF base file %s", tmp);
+        else serverLog(LL_WARNING, "Error writing the AOF base file %s: %s", tmp, strerror(errno));
+        childExit(ret == 0 ? 0 : 1);
+    }
+    if (pid == -1) {
+        serverLog(LL_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
+        aof.last_bgrewrite_status = C_ERR;
+        return -1;
+    }
+    serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
+    aof.rewrite_scheduled = 0;
+    aof.rewrite_start = server.unixtime;
+    return 0;
+}
+
+static void aofRewriteFailed(void) {
+    aof.last_bgrewrite_status = C_ERR;
+    aof.rewrite_failures++;
+    /* appendonly was turned on at run time: try again until there is a base. */
+    if (aof.state == AOF_WAIT_REWRITE) aof.rewrite_scheduled = 1;
+}
+
+void aofRewriteDone(pid_t pid, int exitcode, int bysignal) {
+    sds tmp = aofRewriteTempPath(pid);
+    aof.rewrite_last_time = server.unixtime - aof.rewrite_start;
+    aof.rewrite_start = -1;
+    if (bysignal || exitcode != 0) {
+        serverLog(LL_WARNING, bysignal ? "Background AOF rewrite terminated by signal %d"
+                                       : "Background AOF rewrite failed (exit code %d)",
+                  bysignal ? bysignal : exitcode);
+        unlink(tmp);
+        sdsfree(tmp);
+        if (bysignal != SIGUSR1) aofRewriteFailed();
+        return;
+    }
+    aofManifest *am = aofManifestDup(aof.am);
+    const char *base = aofManifestNewBase(am, cfg.appendfilename, aof.rewrite_rdb);
+    aofManifestIncrToHistory(am, aof.state == AOF_OFF ? 0 : 1);
+    sds dst = aofPath(aofDir(), base);
+    sds err = NULL;
+    if (rename(tmp, dst) == -1) {
+        serverLog(LL_WARNING, "Error trying to rename the temporary AOF base file %s into %s: %s", tmp,
+                  dst, strerror(errno));
+        unlink(tmp);
+        goto fail;
+    }
+    if (aofManifestPersist(am, aofDir(), cfg.appendfilename, &err) == -1) {
+        serverLog(LL_WARNING, "%s", err);
+        sdsfree(err);
+        unlink(dst);
+        goto fail;
+    }
+    aofManifestFree(aof.am);
+    aof.am = am;
+    if (aof.state == AOF_WAIT_REWRITE) {
+        aof.state = AOF_ON;
+        serverLog(LL_NOTICE, "AOF enabled: the first rewrite is done");
+    }
+    aofDeleteHistory(aof.am);
+    aof.current_size = aof.base_size = manifestFileSize(base) + aof.incr_size;
+    aof.last_bgrewrite_status = C_OK;
+    aof.rewrites++;
+    aof.rewrite_failures = 0;
+    serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
+    sdsfree(dst);
+    sdsfree(tmp);
+    return;
+fail:
+    aofManifestFree(am);
+    sdsfree(dst);
+    sdsfree(tmp);
+    aofRewriteFailed();
+}
+
+static void aofKillRewrite(void) {
+    if (childActiveType() != CHILD_TYPE_AOF) return;
+    pid_t pid = childPid();
+    serverLog(LL_NOTICE, "Killing running AOF rewrite child: %ld", (long)pid);
+    childKill();
+    sds tmp = aofRewriteTempPath(pid);
+    unlink(tmp);
+    sdsfree(tmp);
+    aof.rewrite_start = -1;
+}
+
+void aofCron(void) {
+    aofInit();
+    if (aof.state == AOF_OFF) return;
+    /* Retry a failed write once a second; under everysec this also runs
+     * the fsync when the loop is idle. */
+    aofBeforeSleep();
+    if (childActiveType() != CHILD_TYPE_NONE) return;
+    if (aof.rewrite_scheduled &&
+        (aof.last_bgrewrite_status == C_OK ||
+         server.unixtime - aof.rewrite_last_try > AOF_REWRITE_RETRY_DELAY)) {
+        aofRewriteStart();
+        return;
+    }
+    if (aof.state == AOF_ON && cfg.aof_rewrite_perc && aof.current_size > cfg.aof_rewrite_min_size &&
+        (aof.last_bgrewrite_status == C_OK ||
+         server.unixtime - aof.rewrite_last_try > AOF_REWRITE_RETRY_DELAY)) {
+        long long base = aof.base_size ? aof.base_size : 1;
+        long long growth = aof.current_size * 100 / base - 100;
+        if (growth >= cfg.aof_rewrite_perc) {
+            serverLog(LL_NOTICE, "Starting automatic rewriting of AOF on %lld%% growth", growth);
+            aofRewriteStart();
+        }
+    }
+}
+
+void bgrewriteaofCommand(client *c) {
+    if (childActiveType() == CHILD_TYPE_AOF) {
+        replyError(c, "ERR Background append only file rewriting already in progress");
+    } else if (childActiveType() != CHILD_TYPE_NONE || server.in_exec) {
+        aof.rewrite_scheduled = 1;
+        replyStatusC(c, "Background append only file rewriting scheduled");
+    } else if (aofRewriteStart() == 0) {
+        replyStatusC(c, "Background append only file rewriting started");
+    } else {
+        replyError(c, "ERR Can't execute an AOF background rewriting. Please check the server logs "
+                      "for more information.");
+    }
+}
+
+/* ---- turning it on and off (CONFIG SET appendonly / appendfsync) ---- */
+
+static void aofStop(void) {
+    serverLog(LL_NOTICE, "Killing running AOF rewrite child / closing the AOF");
+    aofFlushAll();
+    aofKillRewrite();
+    if (aof.fd != -1) close(aof.fd);
+    aof.fd = -1;
+    aofDetach();
+    aof.state = AOF_OFF;
+    aof.rewrite_scheduled = 0;
+    aofUpdateHold();
+    aofReleaseHeld(1);
+}
+
+static int aofStart(void) {
+    aofLoadManifestIfOff();
+    if (aofMkdir() == -1) return -1;
+    aof.state = AOF_WAIT_REWRITE;
+    aofAttach();
+    aof.last_write_status = C_OK;
+    if (childActiveType() != CHILD_TYPE_NONE) {
+        /* The new incr file opens when the scheduled rewrite starts; until
+         * then the stream keeps the bytes. */
+        aof.rewrite_scheduled = 1;
+    } else if (aofRewriteStart() == -1) {
+        aofDetach();
+        aof.state = AOF_OFF;
+        return -1;
+    }
+    aofUpdateHold();
+    return 0;
+}
+
+static int applyAppendonly(const char **err) {
+    if (cfg.appendonly && aof.state == AOF_OFF) {
+        if (aofStart() == -1) {
+            *err = "Unable to turn on AOF. Check server logs.";
+            return 0;
+        }
+    } else if (!cfg.appendonly && aof.state != AOF_OFF) {
+        aofStop();
+    }
+    return 1;
+}
+
+static int applyAppendfsync(const char **err) {
+    (void)err;
+    if (aof.state != AOF_OFF) {
+        /* Settle the writer and whoever waits for it before the rules change. */
+        aofWaitInflight();
+        if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofFlushAll();
+    }
+    aofUpdateHold();
+    if (!aof_hold_active) aofReleaseHeld(1);
+    return 1;
+}
+
+/* ---- init, shutdown, INFO ---- */
+
+void aofInit(void) {
+    if (aof.inited) return;
+    aof.inited = 1;
+    aof.fd = -1;
+    aof.last_write_status = C_OK;
+    aof.last_bgrewrite_status = C_OK;
+    aof.rewrite_start = -1;
+    aof.rewrite_last_time = -1;
+    aof.am = aofManifestCreate();
+    int p[2];
+    if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1) {
+        serverLog(LL_WARNING, "Can't create the AOF writer pipe: %s", strerror(errno));
+        exit(1);
+    }
+    aof.pipe_rd = p[0];
+    aof.pipe_wr = p[1];
+    if (server.el) elAddFile(server.el, aof.pipe_rd, EV_READABLE, aofWriterDone, NULL);
+    cfgHooks.apply_appendonly = applyAppendonly;
+    cfgHooks.apply_appendfsync = applyAppendfsync;
+    /* A file size limit shows up as EFBIG on write, not as a signal. */
+    signal(SIGXFSZ, SIG_IGN);
+}
+
+void aofShutdown(void) {
+    aofInit();
+    if (childActiveType() == CHILD_TYPE_AOF) {
+        serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
+        aofKillRewrite();
+    }
+    if (aof.state == AOF_OFF) return;
+    serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");
+    aofFlushAll();
+}
+
+sds aofInfoFields(sds s) {
+    aofInit();
+    int rewriting = childActiveType() == CHILD_TYPE_AOF;
+    s = sdscatprintf(s,
+                     "aof_enabled:%d\r\n"
+                     "aof_rewrite_in_progress:%d\r\n"
+                     "aof_rewrite_scheduled:%d\r\n"
+                     "aof_last_rewrite_time_sec:%lld\r\n"
+                     "aof_current_rewrite_time_sec:%lld\r\n"
+                     "aof_last_bgrewrite_status:%s\r\n"
+                     "aof_rewrites:%lld\r\n"
+                     "aof_rewrites_consecutive_failures:%lld\r\n"
+                     "aof_last_write_status:%s\r\n"
+                     "aof_last_cow_size:0\r\n"
+                     "module_fork_in_progress:0\r\n"
+                     "module_fork_last_cow_size:0\r\n",
+                     aof.state != AOF_OFF, rewriting, aof.rewrite_scheduled,
+                     (long long)aof.rewrite_last_time,
+                     rewriting && aof.rewrite_start != -1 ? (long long)(server.unixtime - aof.rewrite_start) : -1LL,
+                     aof.last_bgrewrite_status == C_OK ? "ok" : "err", aof.rewrites,
+                     aof.rewrite_failures, aofWritesDenied() ? "err" : "ok");
+    if (aof.state != AOF_OFF) {
+        long long pending = 0;
+        if (aof.attached) pending = streamOffset() - streamCursorOffset(&aof.cur);
+        s = sdscatprintf(s,
+                         "aof_current_size:%lld\r\n"
+                         "aof_base_size:%lld\r\n"
+                         "aof_pending_rewrite:%d\r\n"
+                         "aof_buffer_length:%lld\r\n"
+                         "aof_pending_bio_fsync:%lu\r\n"
+                         "aof_delayed_fsync:%lld\r\n",
+                         aof.current_size, aof.base_size, aof.rewrite_scheduled, pending,
+                         bioPending(BIO_AOF_FSYNC), aof.delayed_fsync);
+    }
+    return s;
+}

@@ -1,0 +1,304 @@
+/* aof_load: replaying one append-only file into the keyspace.
+ *
+ * Bytes enter from a file: an optional RDB preamble (the file starts with
+ * "REDIS"; loaded by rdbLoadRio), then RESP multibulk commands, with '#'
+ * annotation lines (Redis' timestamps) skipped. Each command leaves
+ * through a fake client (no connection): its command's proc runs directly,
+ * as in Redis, so nothing is counted in the command statistics, nothing
+ * reaches MONITOR, and propagation is off while server.loading is set.
+ * MULTI/EXEC only delimit transactions here: a file that ends inside one is
+ * cut back to before its MULTI, like a command cut in the middle.
+ *
+ * A cut tail in the last file with aof-load-truncated yes is removed from
+ * the file (truncate(2)) with a log line; any other damage fails the load
+ * with the file, the byte offset and the reason.
+ *
+ * Includes server.h: it drives the command core with a fake client. */
+#include "server.h"
+#include "aof_load.h"
+#include "rdb.h"
+#include "rio.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define AOF_LINE_MAX 128
+
+static sds loadError(const char *name, long long off, const char *why) {
+    return sdscatprintf(sdsempty(),
+                        "Bad file format reading the append only file %s at offset %lld: %s. Make a "
+                        "backup of your AOF file, then use cairn-check-aof --fix <filename>",
+                        name, off, why);
+}
+
+/* Read one "\r\n"-terminated header line into buf. 1 on success, 0 at a
+ * clean end of file (nothing read), -1 at a cut line, -2 for a line too
+ * long to be a header. */
+static int readLine(FILE *fp, char *buf, size_t size) {
+    if (fgets(buf, (int)size, fp) == NULL) return 0;
+    size_t l = strlen(buf);
+    if (l == 0 || buf[l - 1] != '\n') return feof(fp) ? -1 : -2;
+    return 1;
+}
+
+static int parseHeader(const char *buf, char prefix, long long *v) {
+    if (buf[0] != prefix) return 0;
+    char *end;
+    errno = 0;
+    long long n = strtoll(buf + 1, &end, 10);
+    if (errno || end == buf + 1 || (*end != '\r' && *end != '\n')) return 0;
+    *v = n;
+    return 1;
+}
+
+static void fakeClientReset(client *c) {
+    clientFreeArgv(c);
+    c->bufpos = 0;
+    c->sentlen = 0;
+    replyFreeBlocks(c);
+}
+
+/* Commands between MULTI and EXEC wait here and run at EXEC, so a file
+ * cut inside a transaction leaves none of it applied. */
+typedef struct multiQueue {
+    robj ***argv;
+    int *argc;
+    int len, cap;
+} multiQueue;
+
+static void queueFree(multiQueue *q) {
+    for (int j = 0; j < q->len; j++) {
+        for (int k = 0; k < q->argc[j]; k++) decrRefCount(q->argv[j][k]);
+        zfree(q->argv[j]);
+    }
+    q->len = 0;
+}
+
+static void runOne(client *c, cairnCommand *cmd) {
+    c->cmd = c->realcmd = c->lastcmd = cmd;
+    server.cmd_time_snapshot = mstime();
+    server.current_client = c;
+    c->flags |= CLIENT_EXECUTING_COMMAND;
+    cmd->proc(c);
+    c->flags &= ~CLIENT_EXECUTING_COMMAND;
+    server.current_client = NULL;
+}
+
+/* Run (or queue) the command in c->argv, which this takes over; returns
+ * NULL or why it could not run. */
+static const char *aofExecute(client *c, int *in_multi, multiQueue *q) {
+    cairnCommand *cmd = commandLookup(c->argv, c->argc);
+    if (!cmd || !cmd->proc) return "unknown command";
+    if ((cmd->arity > 0 && cmd->arity != c->argc) || c->argc < -cmd->arity)
+        return "wrong number of arguments";
+    if (cmd->proc == multiCommand) {
+        if (*in_multi) return "nested MULTI";
+        *in_multi = 1;
+        return NULL;
+    }
+    if (cmd->proc == execCommand) {
+        if (!*in_multi) return "EXEC without MULTI";
+        *in_multi = 0;
+        robj **own = c->argv;
+        int own_argc = c->argc;
+        for (int j = 0; j < q->len; j++) {
+            c->argv = q->argv[j];
+            c->argc = c->argv_len = q->argc[j];
+            runOne(c, commandLookup(c->argv, c->argc));
+            c->bufpos = 0;
+            replyFreeBlocks(c);
+            clientFreeOriginalArgv(c);
+            for (int k = 0; k < c->argc; k++) decrRefCount(c->argv[k]);
+            zfree(c->argv);
+        }
+        q->len = 0;
+        c->argv = own;
+        c->argc = c->argv_len = own_argc;
+        return NULL;
+    }
+    if (*in_multi) {
+        if (q->len == q->cap) {
+            q->cap = q->cap ? q->cap * 2 : 16;
+            q->argv = zrealloc(q->argv, sizeof(robj **) * (size_t)q->cap);
+            q->argc = zrealloc(q->argc, sizeof(int) * (size_t)q->cap);
+        }
+        q->argv[q->len] = c->argv;
+        q->argc[q->len++] = c->argc;
+        c->argv = NULL;
+        c->argc = c->argv_len = 0;
+        return NULL;
+    }
+    runOne(c, cmd);
+    return NULL;
+}
+
+int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds, char **errp) {
+    sds *err = (sds *)errp;
+    struct stat st;
+    *cmds = 0;
+    if (stat(path, &st) == -1) {
+        if (errno == ENOENT) return AOF_LOAD_NOT_EXIST;
+        *err = sdscatprintf(sdsempty(), "Can't stat the append only file %s: %s", name, strerror(errno));
+        return AOF_LOAD_FAILED;
+    }
+    if (st.st_size == 0) return AOF_LOAD_EMPTY;
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        *err = sdscatprintf(sdsempty(), "Can't open the append only file %s for reading: %s", name,
+                            strerror(errno));
+        return AOF_LOAD_FAILED;
+    }
+    int ret = AOF_LOAD_OK;
+    char sig[5];
+    if (fread(sig, 1, 5, fp) == 5 && memcmp(sig, "REDIS", 5) == 0) {
+        rewind(fp);
+        rio r;
+        rioInitWithFile(&r, fp);
+        rdbLoadStats rst;
+        sds why = NULL;
+        serverLog(LL_NOTICE, "Reading RDB base file on AOF loading...");
+        if (rdbLoadRio(&r, 0, &rst, &why) != 0) {
+            *err = sdscatprintf(sdsempty(), "Error reading the RDB base file %s, AOF loading aborted: %s",
+                                name, why ? why : "unknown error");
+            sdsfree(why);
+            fclose(fp);
+            return AOF_LOAD_FAILED;
+        }
+        *cmds += rst.keys_loaded;
+        serverLog(LL_NOTICE, "Reading the remaining AOF tail...");
+    } else {
+        rewind(fp);
+    }
+
+    client *c = clientCreate(NULL, CLIENT_FAKE | CLIENT_AUTHENTICATED | CLIENT_DENY_BLOCKING);
+    int in_multi = 0;
+    multiQueue q = {NULL, NULL, 0, 0};
+    long long valid_up_to = ftello(fp), valid_before_multi = valid_up_to;
+    char buf[AOF_LINE_MAX];
+    const char *why = NULL;
+    int cut = 0;
+    for (;;) {
+        long long start = ftello(fp);
+        if (!in_multi) valid_before_multi = start;
+        valid_up_to = start;
+        int rl = readLine(fp, buf, sizeof(buf));
+        if (rl == 0) {
+            if (ferror(fp)) {
+                why = "read error";
+                break;
+            }
+            if (in_multi) cut = 1; /* a transaction without its EXEC */
+            break;
+        }
+        if (rl == -1) {
+            cut = 1;
+            break;
+        }
+        if (buf[0] == '#') {
+            /* An annotation: skip the rest of a long line too. */
+            while (rl == -2 && (rl = readLine(fp, buf, sizeof(buf))) == -2) {
+            }
+            if (rl == -1) {
+                cut = 1;
+                break;
+            }
+            continue;
+        }
+        long long argc;
+        if (rl == -2 || !parseHeader(buf, '*', &argc) || argc < 1 || argc > INT_MAX / 2) {
+            why = "expected a multibulk header ('*<count>')";
+            break;
+        }
+        robj **argv = zmalloc(sizeof(robj *) * (size_t)argc);
+        int got = 0;
+        for (; got < argc; got++) {
+            long long len;
+            rl = readLine(fp, buf, sizeof(buf));
+            if (rl <= 0) {
+                if (ferror(fp)) why = "read error";
+                else cut = 1;
+                break;
+            }
+            if (rl == -2 || !parseHeader(buf, '$', &len) || len < 0) {
+                why = "expected a bulk header ('$<length>')";
+                break;
+            }
+            sds arg = sdsnewlen(NULL, (size_t)len);
+            char crlf[2];
+            if ((len && fread(arg, (size_t)len, 1, fp) != 1) || fread(crlf, 2, 1, fp) != 1) {
+                sdsfree(arg);
+                if (ferror(fp)) why = "read error";
+                else cut = 1;
+                break;
+            }
+            if (crlf[0] != '\r' || crlf[1] != '\n') {
+                sdsfree(arg);
+                why = "a bulk argument is not followed by CRLF";
+                break;
+            }
+            argv[got] = createObject(OBJ_STRING, arg);
+        }
+        if (why || cut) {
+            for (int j = 0; j < got; j++) decrRefCount(argv[j]);
+            zfree(argv);
+            break;
+        }
+        c->argv = argv;
+        c->argc = c->argv_len = (int)argc;
+        why = aofExecute(c, &in_multi, &q);
+        if (why && !strcmp(why, "unknown command")) {
+            sds msg = sdscatprintf(sdsempty(), "unknown command '%.64s'", (char *)c->argv[0]->ptr);
+            *err = loadError(name, start, msg);
+            sdsfree(msg);
+        }
+        fakeClientReset(c);
+        zfree(c->argv);
+        c->argv = NULL;
+        c->argv_len = 0;
+        if (why) break;
+        (*cmds)++;
+    }
+    if (why && !*err) *err = loadError(name, valid_up_to, why);
+    if (why) {
+        ret = AOF_LOAD_FAILED;
+    } else if (cut) {
+        long long keep = in_multi ? valid_before_multi : valid_up_to;
+        if (!is_last) {
+            *err = sdscatprintf(sdsempty(),
+                                "Unexpected end of file reading the append only file %s at offset "
+                                "%lld (it is not the last file of the AOF)",
+                                name, keep);
+            ret = AOF_LOAD_FAILED;
+        } else if (!cfg.aof_load_truncated) {
+            *err = sdscatprintf(sdsempty(),
+                                "Unexpected end of file reading the append only file %s at offset "
+                                "%lld. You can: 1) Make a backup of your AOF file, then use "
+                                "cairn-check-aof --fix <filename>. 2) Alternatively you can set the "
+                                "'aof-load-truncated' configuration option to yes and restart the "
+                                "server.",
+                                name, keep);
+            ret = AOF_LOAD_FAILED;
+        } else {
+            serverLog(LL_WARNING, "!!! Warning: short read while loading the AOF file %s!!!", name);
+            serverLog(LL_WARNING, "!!! Truncating the AOF %s at offset %lld (%s) !!!", name, keep,
+                      in_multi ? "an incomplete MULTI/EXEC transaction" : "a command cut in the middle");
+            if (truncate(path, (off_t)keep) == -1) {
+                *err = sdscatprintf(sdsempty(), "Error truncating the AOF file %s: %s", name,
+                                    strerror(errno));
+                ret = AOF_LOAD_FAILED;
+            } else {
+                serverLog(LL_WARNING, "AOF %s loaded anyway because aof-load-truncated is enabled", name);
+                ret = AOF_LOAD_TRUNCATED;
+            }
+        }
+    }
+    queueFree(&q);
+    zfree(q.argv);
+    zfree(q.argc);
+    clientFree(c);
+    fclose(fp);
+    return ret;
+}

@@ -1,0 +1,18 @@
+/* aof_load: replaying append-only files into the keyspace at start-up
+ * (private to aof.c; see aof_load.c). */
+#ifndef CAIRN_AOF_LOAD_H
+#define CAIRN_AOF_LOAD_H
+
+#define AOF_LOAD_OK 0
+#define AOF_LOAD_NOT_EXIST 1
+#define AOF_LOAD_EMPTY 2
+#define AOF_LOAD_TRUNCATED 3 /* loaded; the cut tail was removed from the file */
+#define AOF_LOAD_FAILED 4    /* *err says why (file, offset, reason) */
+
+/* Load one file: an RDB preamble if it starts with "REDIS", then RESP
+ * commands. Only the last file (is_last) may end in a cut command, and
+ * only if aof-load-truncated is yes. On AOF_LOAD_FAILED *err is set
+ * (caller frees). keys counts commands (or RDB keys) loaded. */
+int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds, char **err);
+
+#endif

@@ -1,0 +1,529 @@
+# aof.tcl -- the append-only file: Redis 7.0's multi-part layout (manifest,
+# base, incremental files), restarts under each appendfsync policy,
+# BGREWRITEAOF and CONFIG SET appendonly, loading Redis 7.0's directory and
+# Redis 7.0 loading ours (same DEBUG DIGEST), Redis 6 single files, and
+# damaged files: a cut tail (aof-load-truncated yes/no), a corrupt byte, a
+# missing manifest. The crash test (SIGKILL under appendfsync always) is in
+# aof_crash.tcl.
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
+
+set ref $::cairn(reference)
+if {$ref eq "" && [file executable /usr/bin/redis-server]} { set ref /usr/bin/redis-server }
+set is_cairn [string match *cairn* [file tail $::cairn(server)]]
+
+proc aofdir {srv} { return [file join [dict get $srv dir] appendonlydir] }
+proc read_file {path} {
+    set f [open $path rb]
+    set b [read $f]
+    close $f
+    return $b
+}
+proc write_file {path bytes} {
+    set f [open $path wb]
+    puts -nonewline $f $bytes
+    close $f
+}
+proc append_file {path bytes} {
+    set f [open $path ab]
+    puts -nonewline $f $bytes
+    close $f
+}
+proc manifest {srv} { return [read_file [file join [aofdir $srv] appendonly.aof.manifest]] }
+# The last incremental file named by the manifest.
+proc last_incr {srv} {
+    set name ""
+    foreach line [split [manifest $srv] \n] {
+        if {[lindex $line 5] eq "i"} { set name [lindex $line 1] }
+    }
+    return [file join [aofdir $srv] $name]
+}
+# Start-up must fail: returns the error text (with the log tail).
+proc restart_fails {srv} {
+    if {![catch {restart_server $srv} new]} {
+        kill_server $new
+        error "the server started"
+    }
+    return $new
+}
+proc aof_server {args} {
+    return [start_server -config [list appendonly yes {*}$args]]
+}
+proc with_binary {srv bin} {
+    dict set srv binary $bin
+    return $srv
+}
+
+test "appendonly yes starts with a base, an incremental file and Redis' manifest" {
+    set srv [aof_server]
+    set c [client $srv]
+    assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
+        [manifest $srv]
+    assert_equal REDIS [string range [read_file [file join [aofdir $srv] appendonly.aof.1.base.rdb]] 0 4]
+    r $c SET k v
+    r $c SELECT 3
+    r $c SET k3 v3
+    # Written before the reply went out (every policy writes each turn).
+    set incr [read_file [last_incr $srv]]
+    assert_equal "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nSET\r\n\$1\r\nk\r\n\$1\r\nv\r\n*2\r\n\$6\r\nSELECT\r\n\$1\r\n3\r\n*3\r\n\$3\r\nSET\r\n\$2\r\nk3\r\n\$2\r\nv3\r\n" \
+        $incr
+    assert_equal 1 [info_field $c aof_enabled]
+    assert_equal ok [info_field $c aof_last_write_status]
+    assert_equal [string length $incr] [expr {[info_field $c aof_current_size] - [info_field $c aof_base_size]}]
+    kill_server $srv
+}
+
+test "INFO persistence has Redis 7.0's aof fields in its order" {
+    if {$ref eq ""} { skip_test "no reference server" }
+    set names {}
+    foreach bin [list $::cairn(server) $ref] {
+        set s [start_server -binary $bin -config {appendonly yes}]
+        set c [client $s]
+        set keys {}
+        foreach {k v} [server_info $c persistence] {
+            if {[string match aof_* $k] || [string match module_fork* $k]} { lappend keys $k }
+        }
+        lappend names $keys
+        kill_server $s
+    }
+    assert_equal [lindex $names 1] [lindex $names 0]
+}
+
+foreach policy {always everysec no} {
+    test "restart round trip under appendfsync $policy (clean stop and SIGKILL)" {
+        set srv [aof_server appendfsync $policy]
+        set c [client $srv]
+        rdbdata_populate $c
+        for {set i 0} {$i < 100} {incr i} { r $c INCR counter }
+        r $c INCRBYFLOAT float 1.5
+        r $c SET volatile x PX 100000
+        r $c MULTI
+        r $c LPUSH tx a b
+        r $c SET tx2 y
+        r $c EXEC
+        r $c SET gone x PX 1
+        after 20
+        r $c GET gone
+        set digest [r $c DEBUG DIGEST]
+        set srv [restart_server $srv]
+        set c [client $srv]
+        assert_equal $digest [r $c DEBUG DIGEST]
+        assert_equal 100 [r $c GET counter]
+        r $c INCR counter
+        set digest [r $c DEBUG DIGEST]
+        # A process crash loses nothing either: every turn's bytes were
+        # written (under always also fsynced) before the replies.
+        kill_server $srv
+        set srv [restart_server $srv]
+        set c [client $srv]
+        assert_equal $digest [r $c DEBUG DIGEST]
+        assert_range [r $c PTTL volatile] 1 100000
+        kill_server $srv
+    }
+}
+
+test "BGREWRITEAOF: new base and incr, old files removed after the manifest swap" {
+    set srv [aof_server]
+    set c [client $srv]
+    rdbdata_populate $c
+    r $c SET before 1
+    assert_equal "Background append only file rewriting started" [r $c BGREWRITEAOF]
+    r $c SET during 1
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites] == 1}
+    r $c SET after 1
+    assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" \
+        [manifest $srv]
+    assert_equal [lsort {appendonly.aof.2.base.rdb appendonly.aof.2.incr.aof appendonly.aof.manifest}] \
+        [lsort [glob -tails -directory [aofdir $srv] *]]
+    assert_equal ok [info_field $c aof_last_bgrewrite_status]
+    set digest [r $c DEBUG DIGEST]
+    kill_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal {1 1 1} [r $c MGET before during after]
+    kill_server $srv
+}
+
+test "aof-use-rdb-preamble no: the base is commands, loaded by this server and redis-server" {
+    set srv [aof_server aof-use-rdb-preamble no]
+    set c [client $srv]
+    rdbdata_populate $c
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0}
+    assert_match "file appendonly.aof.2.base.aof seq 2 type b*" [manifest $srv]
+    set base [read_file [file join [aofdir $srv] appendonly.aof.2.base.aof]]
+    assert_equal "*" [string index $base 0]
+    set digest [r $c DEBUG DIGEST]
+    set meta [rdbdata_meta $c]
+    kill_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal $meta [rdbdata_meta $c]
+    if {$ref ne ""} {
+        kill_server $srv
+        set rs [restart_server [with_binary $srv $ref]]
+        set rc [client $rs]
+        assert_equal $digest [r $rc DEBUG DIGEST]
+        kill_server $rs
+    } else {
+        kill_server $srv
+    }
+}
+
+test "redis-server's appendonly directory loads here with the same data" {
+    if {$ref eq ""} { skip_test "no reference server" }
+    set rs [start_server -binary $ref -config {appendonly yes}]
+    set rc [client $rs]
+    rdbdata_populate $rc
+    # a rewrite (an RDB base from redis) and more commands after it
+    r $rc BGREWRITEAOF
+    wait_for {[info_field $rc aof_rewrite_in_progress] == 0 && [info_field $rc aof_rewrites] == 1}
+    r $rc SET after-rewrite 1
+    r $rc INCRBY ctr 7
+    r $rc EXPIRE after-rewrite 5000
+    r $rc SELECT 4
+    r $rc HSET h a 1
+    set digest [r $rc DEBUG DIGEST]
+    set meta [rdbdata_meta $rc]
+    stop_server $rs
+    set srv [restart_server [with_binary $rs $::cairn(server)]]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal $meta [rdbdata_meta $c]
+    # ... and keeps appending to the same directory
+    r $c SET mine 1
+    set digest [r $c DEBUG DIGEST]
+    stop_server $srv
+    set rs [restart_server [with_binary $srv $ref]]
+    set rc [client $rs]
+    assert_equal $digest [r $rc DEBUG DIGEST]
+    kill_server $rs
+}
+
+test "This server's appendonly directory loads into redis-server with the same data" {
+    if {$ref eq ""} { skip_test "no reference server" }
+    set srv [aof_server]
+    set c [client $srv]
+    rdbdata_populate $c
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites] == 1}
+    r $c SET after 1
+    r $c SELECT 9
+    r $c ZADD z 1 a 2 b
+    r $c SET ttl v EX 5000
+    set digest [r $c DEBUG DIGEST]
+    set meta [rdbdata_meta $c]
+    stop_server $srv
+    set rs [restart_server [with_binary $srv $ref]]
+    set rc [client $rs]
+    assert_equal $digest [r $rc DEBUG DIGEST]
+    assert_equal $meta [rdbdata_meta $rc]
+    kill_server $rs
+}
+
+test "A Redis 6 single-file AOF (commands, or an RDB preamble and commands) is loaded and moved into the directory" {
+    # Plain commands.
+    set srv [start_server]
+    set c [client $srv]
+    kill_server $srv
+    write_file [file join [dict get $srv dir] appendonly.aof] \
+        "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nSET\r\n\$3\r\nold\r\n\$3\r\nsix\r\n*2\r\n\$4\r\nINCR\r\n\$1\r\nn\r\n"
+    dict set srv config {appendonly yes}
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal {six 1} [r $c MGET old n]
+    assert_equal "file appendonly.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" [manifest $srv]
+    assert_equal 0 [file exists [file join [dict get $srv dir] appendonly.aof]]
+    r $c INCR n
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal 2 [r $c GET n]
+    kill_server $srv
+
+    # An RDB preamble followed by commands (aof-use-rdb-preamble in Redis 6).
+    set srv [start_server]
+    set c [client $srv]
+    rdbdata_populate $c
+    r $c SAVE
+    set rdb [read_file [file join [dict get $srv dir] dump.rdb]]
+    r $c SET tail yes
+    set digest [r $c DEBUG DIGEST]
+    kill_server $srv
+    file delete [file join [dict get $srv dir] dump.rdb]
+    write_file [file join [dict get $srv dir] appendonly.aof] \
+        "$rdb*3\r\n\$3\r\nSET\r\n\$4\r\ntail\r\n\$3\r\nyes\r\n"
+    dict set srv config {appendonly yes}
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    kill_server $srv
+}
+
+test "A command cut in the middle: dropped with aof-load-truncated yes, start-up refused with no" {
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    r $c SET b 2
+    kill_server $srv
+    set incr [last_incr $srv]
+    set good [file size $incr]
+    append_file $incr "*3\r\n\$3\r\nSET\r\n\$1\r\nc\r\n\$1"
+    dict set srv config {appendonly yes aof-load-truncated no}
+    set err [restart_fails $srv]
+    # (Redis names the file but not the offset)
+    assert_match "*Unexpected end of file*appendonly.aof.1.incr.aof*" $err
+    if {$is_cairn} { assert_match "*appendonly.aof.1.incr.aof at offset $good*" $err }
+    dict set srv config {appendonly yes aof-load-truncated yes}
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal {1 2 {}} [r $c MGET a b c]
+    assert_equal $good [file size $incr]
+    assert_match "*Truncating the AOF*appendonly.aof.1.incr.aof*offset $good*" [log_tail $srv 30]
+    # appending goes on after the cut
+    r $c SET d 4
+    kill_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal {1 2 {} 4} [r $c MGET a b c d]
+    kill_server $srv
+}
+
+test "A transaction without its EXEC at the end is dropped whole" {
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    kill_server $srv
+    set incr [last_incr $srv]
+    set good [file size $incr]
+    append_file $incr "*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nSET\r\n\$1\r\nx\r\n\$1\r\n1\r\n"
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal {1 {}} [r $c MGET a x]
+    assert_equal $good [file size $incr]
+    kill_server $srv
+}
+
+test "A corrupt byte in the middle stops start-up with the file, offset and reason" {
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    r $c SET b 2
+    r $c SET c 3
+    kill_server $srv
+    set incr [last_incr $srv]
+    set bytes [read_file $incr]
+    # the '*' of the SET b command
+    set pos [string first "*3\r\n\$3\r\nSET\r\n\$1\r\nb" $bytes]
+    write_file $incr [string replace $bytes $pos $pos "!"]
+    set err [restart_fails $srv]
+    # (Redis names the file, not the offset or the reason)
+    assert_match "*Bad file format*appendonly.aof.1.incr.aof*" $err
+    if {$is_cairn} { assert_match "*offset $pos: expected a multibulk header*" $err }
+    # a bulk header damaged
+    write_file $incr [string replace $bytes [expr {$pos + 4}] [expr {$pos + 4}] "x"]
+    set err [restart_fails $srv]
+    if {$is_cairn} { assert_match "*Bad file format*offset $pos: expected a bulk header*" $err }
+    # an unknown command
+    write_file $incr [string replace $bytes [expr {$pos + 8}] [expr {$pos + 8}] "Q"]
+    set err [restart_fails $srv]
+    assert_match "*QET*" $err
+    if {$is_cairn} { assert_match "*Bad file format*offset $pos: unknown command 'QET'*" $err }
+}
+
+test "A cut command in a file that is not the last one is corruption, not a truncated tail" {
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0}
+    r $c SET b 2
+    kill_server $srv
+    # Make the manifest list a cut file before the current incr file.
+    set d [aofdir $srv]
+    write_file [file join $d appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nSET\r\n\$1\r\nx"
+    write_file [file join $d appendonly.aof.manifest] \
+        "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+    set err [restart_fails $srv]
+    assert_match "*appendonly.aof.1.incr.aof*" $err
+    if {$is_cairn} { assert_match "*not the last file*" $err }
+}
+
+test "A missing manifest with files left in the directory refuses to start" {
+    if {!$is_cairn} { skip_test "Redis starts empty and writes a new base over the old one" }
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    kill_server $srv
+    file delete [file join [aofdir $srv] appendonly.aof.manifest]
+    set err [restart_fails $srv]
+    assert_match "*no manifest*refusing to start*" $err
+    # the data is untouched
+    assert_match "*SET*" [read_file [file join [aofdir $srv] appendonly.aof.1.incr.aof]]
+    # a manifest naming a file that is gone
+    write_file [file join [aofdir $srv] appendonly.aof.manifest] \
+        "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.7.incr.aof seq 7 type i\n"
+    set err [restart_fails $srv]
+    assert_match "*appendonly.aof.7.incr.aof*doesn't exist*" $err
+    # a malformed manifest
+    write_file [file join [aofdir $srv] appendonly.aof.manifest] "file appendonly.aof.1.base.rdb seq 1\n"
+    set err [restart_fails $srv]
+    assert_match "*MANIFEST*line 1*Invalid AOF manifest file format*" $err
+}
+
+test "Manifest parsing: comments, quoted names, key order, history entries" {
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    kill_server $srv
+    set d [aofdir $srv]
+    file rename [file join $d appendonly.aof.1.incr.aof] [file join $d "my incr.aof"]
+    write_file [file join $d appendonly.aof.manifest] \
+        "# a comment\nfile appendonly.aof.1.base.rdb seq 1 type b\ntype h seq 3 file gone.aof\nfile \"my incr.aof\" seq 4 type i extra x\n"
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal 1 [r $c GET a]
+    # rewritten in Redis' form: history deleted, the name quoted
+    assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile \"my incr.aof\" seq 4 type i\n" [manifest $srv]
+    kill_server $srv
+}
+
+test "CONFIG SET appendonly yes at run time starts with a rewrite; no stops appending" {
+    set srv [start_server]
+    set c [client $srv]
+    rdbdata_populate $c
+    r $c SET before 1
+    assert_equal OK [r $c CONFIG SET appendonly yes]
+    r $c SET during 1
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites] == 1}
+    assert_equal 1 [info_field $c aof_enabled]
+    assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" [manifest $srv]
+    r $c SET after 1
+    set digest [r $c DEBUG DIGEST]
+    kill_server $srv
+    dict set srv config {appendonly yes}
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal OK [r $c CONFIG SET appendonly no]
+    assert_equal 0 [info_field $c aof_enabled]
+    set size [file size [last_incr $srv]]
+    r $c SET ignored 1
+    assert_equal $size [file size [last_incr $srv]]
+    kill_server $srv
+}
+
+test "Automatic rewrite when the AOF doubles past auto-aof-rewrite-min-size" {
+    set srv [aof_server auto-aof-rewrite-min-size 10kb auto-aof-rewrite-percentage 100]
+    set c [client $srv]
+    assert_equal 0 [info_field $c aof_rewrites]
+    for {set i 0} {$i < 300} {incr i} { r $c SET key:$i [string repeat x 100] }
+    wait_for {[info_field $c aof_rewrites] >= 1 && [info_field $c aof_rewrite_in_progress] == 0}
+    assert_match "*Starting automatic rewriting of AOF*" [log_tail $srv 40]
+    set digest [r $c DEBUG DIGEST]
+    kill_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    kill_server $srv
+}
+
+test "BGREWRITEAOF during BGSAVE is scheduled; a second one is refused while it runs" {
+    set srv [aof_server rdb-key-save-delay 20000]
+    set c [client $srv]
+    for {set i 0} {$i < 50} {incr i} { r $c SET k$i v }
+    r $c BGSAVE
+    assert_equal "Background append only file rewriting scheduled" [r $c BGREWRITEAOF]
+    assert_equal 1 [info_field $c aof_rewrite_scheduled]
+    r $c CONFIG SET rdb-key-save-delay 0
+    wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0} 20000
+    assert_equal 0 [info_field $c aof_rewrite_scheduled]
+    kill_server $srv
+} 
+
+test "appendfsync can change at run time; replies keep flowing" {
+    set srv [aof_server appendfsync everysec]
+    set c [client $srv]
+    foreach p {always no everysec always} {
+        r $c CONFIG SET appendfsync $p
+        for {set i 0} {$i < 50} {incr i} { r $c INCR n }
+    }
+    assert_equal 200 [r $c GET n]
+    kill_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal 200 [r $c GET n]
+    kill_server $srv
+}
+
+test "appendfsync always: pipelined clients are all answered, in order, with everything on disk" {
+    set srv [aof_server appendfsync always]
+    set cs {}
+    for {set i 0} {$i < 5} {incr i} { lappend cs [client $srv] }
+    for {set round 0} {$round < 20} {incr round} {
+        foreach c $cs {
+            for {set j 0} {$j < 10} {incr j} { send_cmd $c INCR ctr }
+            send_cmd $c GET ctr
+        }
+        foreach c $cs {
+            set last 0
+            for {set j 0} {$j < 10} {incr j} {
+                set v [read_reply $c]
+                assert {$v > $last}
+                set last $v
+            }
+            # (other clients' INCRs may run between its last INCR and GET)
+            set got [read_reply $c]
+            assert {$got >= $last}
+        }
+    }
+    set c [lindex $cs 0]
+    assert_equal 1000 [r $c GET ctr]
+    kill_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal 1000 [r $c GET ctr]
+    kill_server $srv
+}
+
+test "A failing disk under appendfsync always: writes refused with MISCONF, nothing acknowledged" {
+    if {!$is_cairn} { skip_test "uses the file size limit (redis-server exits)" }
+    # A wrapper that caps file sizes: writes past 64 KB fail with EFBIG.
+    set wrap [file join $::cairn(tmp) limited-server.sh]
+    write_file $wrap "#!/bin/sh\nulimit -f 128\nexec $::cairn(server) \"\$@\"\n"
+    file attributes $wrap -permissions 0755
+    set srv [start_server -binary $wrap -config {appendonly yes appendfsync always}]
+    set c [client $srv -timeout 3000]
+    set acked 0
+    set failed ""
+    for {set i 0} {$i < 200} {incr i} {
+        if {[catch {r $c SET key:$i [string repeat v 1000]} e]} {
+            set failed $e
+            break
+        }
+        incr acked
+    }
+    # The write that hit the limit never got its reply ...
+    assert_match "*timeout*" $failed
+    assert {$acked > 50 && $acked < 200}
+    set c2 [client $srv -timeout 3000]
+    assert_equal err [info_field $c2 aof_last_write_status]
+    # ... further writes (and PING, as in Redis) are refused ...
+    assert_error "MISCONF Errors writing to the AOF file: File too large" {r $c2 SET x 1}
+    assert_error "MISCONF Errors writing to the AOF file: *" {r $c2 PING}
+    # ... and a read that would show the unwritten key waits too.
+    assert_error "*timeout*" {r $c2 GET key:$acked}
+    assert_match "*Error writing to the AOF file: File too large*" [log_tail $srv 20]
+    kill_server $srv
+    # Everything acknowledged is in the file.
+    dict set srv binary $::cairn(server)
+    set srv [restart_server $srv]
+    set c [client $srv]
+    for {set i 0} {$i < $acked} {incr i} {
+        assert_equal 1000 [r $c STRLEN key:$i]
+    }
+    kill_server $srv
+}
+
+finish
