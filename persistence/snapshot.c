@@ -6,9 +6,13 @@
  * listening sockets, writes temp-<pid>.rdb in `dir` through rdbSaveFile
  * (fsync, rename over `dbfilename`, fsync of the directory) and exits 0 or
  * 1. The parent keeps serving; rdbCron reaps the child, and on success
- * counts the changes made since the fork as still unsaved (dirty minus the
- * value at fork time) and moves LASTSAVE. SAVE, the final save at shutdown
+ * counts the changes made since the fork as still unsaved and moves
+ * LASTSAVE. SAVE, the final save at shutdown, FLUSHALL (with save points)
  * and DEBUG RELOAD run rdbSaveFile in the main process.
+ *
+ * server.dirty itself only ever grows (commandCall propagates a command
+ * when it moved): "changes since the last save" is its distance from
+ * saved_dirty, the value it had when the last saved data was taken.
  *
  * This is the one persistence file that includes server.h: it replies to
  * clients and reads the server's dirty counter, clock and listeners. The
@@ -29,6 +33,7 @@
 #define RDB_BGSAVE_RETRY_DELAY 5 /* seconds before a save point retries a failed BGSAVE */
 
 static struct {
+    long long saved_dirty;   /* server.dirty when the last saved dataset was taken */
     long long dirty_before_bgsave;
     time_t lastsave;         /* last successful save (LASTSAVE) */
     time_t lastbgsave_try;
@@ -64,7 +69,7 @@ static int rdbSaveSync(void) {
         return C_ERR;
     }
     serverLog(LL_NOTICE, "DB saved on disk");
-    server.dirty = 0;
+    rs.saved_dirty = server.dirty;
     rs.lastsave = time(NULL);
     rs.lastbgsave_status = C_OK;
     return C_OK;
@@ -107,7 +112,7 @@ static int rdbSaveBackground(void) {
 static void rdbBackgroundSaveDone(pid_t pid, int exitcode, int bysignal) {
     if (!bysignal && exitcode == 0) {
         serverLog(LL_NOTICE, "Background saving terminated with success");
-        server.dirty -= rs.dirty_before_bgsave;
+        if (rs.dirty_before_bgsave > rs.saved_dirty) rs.saved_dirty = rs.dirty_before_bgsave;
         rs.lastsave = time(NULL);
         rs.lastbgsave_status = C_OK;
     } else if (!bysignal) {
@@ -149,7 +154,7 @@ void rdbCron(void) {
     int may_retry = now - rs.lastbgsave_try > RDB_BGSAVE_RETRY_DELAY || rs.lastbgsave_status == C_OK;
     for (int j = 0; j < cfg.saveparamslen; j++) {
         saveParam *sp = &cfg.saveparams[j];
-        if (server.dirty >= sp->changes && now - rs.lastsave > sp->seconds && may_retry) {
+        if (rdbChangesSinceSave() >= sp->changes && now - rs.lastsave > sp->seconds && may_retry) {
             serverLog(LL_NOTICE, "%lld changes in %lld seconds. Saving...", sp->changes, sp->seconds);
             rdbSaveBackground();
             return;
@@ -201,6 +206,10 @@ void lastsaveCommand(client *c) {
     replyLongLong(c, (long long)rs.lastsave);
 }
 
+long long rdbChangesSinceSave(void) {
+    return server.dirty > rs.saved_dirty ? server.dirty - rs.saved_dirty : 0;
+}
+
 int rdbWritesDenied(void) {
     return cfg.stop_writes_on_bgsave_err && cfg.saveparamslen > 0 && rs.lastbgsave_status == C_ERR;
 }
@@ -235,7 +244,7 @@ void rdbStartupLoad(void) {
         serverLog(LL_WARNING, "Fatal error loading the DB, check server logs. Exiting.");
         exit(1);
     }
-    server.dirty = 0;
+    rs.saved_dirty = server.dirty;
 }
 
 void rdbDebugReload(client *c) {
@@ -249,6 +258,9 @@ void rdbDebugReload(client *c) {
             return;
         }
     }
+    /* A BGSAVE child still writing the old data would rename its file over
+     * the one about to be loaded. */
+    rdbKillChild();
     if (save && rdbSaveSync() != C_OK) {
         replyError(c, "ERR Error trying to save the DB");
         return;
@@ -265,6 +277,12 @@ void rdbDebugReload(client *c) {
     }
     serverLog(LL_NOTICE, "DB reloaded by DEBUG RELOAD");
     replyOk(c);
+}
+
+void rdbFlushallSave(void) {
+    rdbStateInit();
+    rdbKillChild();
+    if (cfg.saveparamslen > 0) rdbSaveSync();
 }
 
 /* ---- shutdown ---- */
@@ -313,7 +331,7 @@ sds rdbInfoFields(sds s) {
                         "rdb_last_cow_size:0\r\n"
                         "rdb_last_load_keys_expired:%lld\r\n"
                         "rdb_last_load_keys_loaded:%lld\r\n",
-                        server.loading, server.dirty, running, (long long)rs.lastsave,
+                        server.loading, rdbChangesSinceSave(), running, (long long)rs.lastsave,
                         rs.lastbgsave_status == C_OK ? "ok" : "err", (long long)rs.save_time_last,
                         running && rs.save_time_start != -1 ? (long long)(time(NULL) - rs.save_time_start) : -1LL,
                         rs.saves, rs.last_load_keys_expired, rs.last_load_keys_loaded);

@@ -27,6 +27,11 @@ void rdbCron(void);
 int rdbShutdown(int flags);
 /* The rdb part of INFO persistence ("loading:" .. "rdb_last_load_keys_loaded:"). */
 sds rdbInfoFields(sds s);
+/* FLUSHALL, after emptying the keyspace: kill a running BGSAVE and, when
+ * save points are set, save the empty dataset (as Redis does). */
+void rdbFlushallSave(void);
+/* Changes since the last successful save (INFO rdb_changes_since_last_save). */
+long long rdbChangesSinceSave(void);
 /* DEBUG RELOAD [MERGE] [NOFLUSH] [NOSAVE]. */
 void rdbDebugReload(struct client *c);
 /* stop-writes-on-bgsave-error: 1 if write commands (and PING) must be

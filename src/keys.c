@@ -5,6 +5,7 @@
  * MOVE) or duplicated (COPY). Each change bumps server.dirty so commandCall
  * propagates the command. */
 #include "server.h"
+#include "snapshot.h"
 
 #include <errno.h>
 #include <ctype.h>
@@ -330,6 +331,7 @@ void flushallCommand(client *c) {
     if (async < 0) return;
     signalFlushedDb(-1);
     server.dirty += dbEmpty(-1, async) + 1;
+    rdbFlushallSave();
     replyOk(c);
 }
 

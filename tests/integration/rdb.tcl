@@ -242,6 +242,21 @@ test "A failed BGSAVE with save points set refuses writes with MISCONF" {
     kill_server $s6
 }
 
+test "FLUSHALL with save points saves the empty dataset" {
+    set s7 [start_server -config {save "3600 1"}]
+    set c7 [client $s7]
+    r $c7 SET a 1
+    r $c7 SAVE
+    r $c7 SET b 2
+    assert_equal OK [r $c7 FLUSHALL]
+    assert_equal 0 [info_field $c7 rdb_changes_since_last_save]
+    kill_server $s7
+    set s7 [restart_server $s7]
+    set c7 [client $s7]
+    assert_equal 0 [r $c7 DBSIZE]
+    kill_server $s7
+}
+
 # ---- broken files: the server must refuse to start, cleanly ----
 
 # Start BINARY on a dir holding `bytes` as dump.rdb; returns {exitcode log}.
