@@ -91,6 +91,9 @@ static int replay_dir(const char *dir) {
     return rc;
 }
 
+/* The server-linking targets rename the server's main() with -Dmain=...;
+ * this one is the replayer's own. */
+#undef main
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s FILE|DIR ...\n", argv[0]);

@@ -1,5 +1,5 @@
-# fuzz_replay.tcl -- the request parser's fuzz target (tests/fuzz/) in the
-# normal suite: the seed corpus is replayed by ./replay-resp (gcc, ASan and
+# fuzz_replay.tcl -- the request parser's and the snapshot loader's fuzz
+# targets (tests/fuzz/) in the normal suite: the seed corpus is replayed by ./replay-resp (gcc, ASan and
 # UBSan, no libFuzzer needed), then a short libFuzzer session runs on a copy
 # of the corpus. Needs no server. Each part is skipped, with the reason, when
 # its compiler or runtime is missing.
@@ -9,6 +9,7 @@ source [file join [file dirname [info script]] .. helpers harness.tcl]
 set root [file normalize [file join [file dirname [info script]] .. ..]]
 set fuzzdir [file join $root tests fuzz]
 set corpus [file join $fuzzdir corpus]
+set rdb_corpus [file join $fuzzdir corpus-rdb]
 set fuzz_seconds 10
 
 # Runs a command, returns {exit-status combined-output}. A process killed by
@@ -80,6 +81,40 @@ test "${fuzz_seconds} s libFuzzer session finds no crash (fuzz-resp)" {
     }
     assert_match "*Done * runs in * second*" $out
     # The session really ran: it executed inputs and saw parser coverage.
+    assert [regexp {stat::number_of_executed_units:\s+(\d+)} $out -> execs] "no exec count in the output"
+    assert {$execs > 1000} "too few executions"
+}
+
+test "snapshot and RESTORE seeds replay cleanly under gcc ASan+UBSan (replay-rdb)" {
+    if {[auto_execok make] eq ""} { skip_test "make not found" }
+    lassign [make_fuzz replay-rdb] rc out
+    if {$rc != 0} {
+        skip_test "replay-rdb does not build (gcc with -fsanitize=address,undefined): [oneline $out]"
+    }
+    set seeds [glob -nocomplain -type f -directory $rdb_corpus *]
+    assert {[llength $seeds] >= 20} "seed files in tests/fuzz/corpus-rdb"
+    lassign [run_cmd [file join $fuzzdir replay-rdb] $rdb_corpus] rc out
+    if {$rc != 0} {
+        error "replay-rdb exited with status $rc:\n[tail_lines $out 25]"
+    }
+    assert_match "*[llength $seeds] inputs replayed without a failure*" $out
+}
+
+test "${fuzz_seconds} s libFuzzer session on the loader finds no crash (fuzz-rdb)" {
+    if {[auto_execok make] eq ""} { skip_test "make not found" }
+    lassign [make_fuzz fuzz-rdb] rc out
+    if {$rc != 0} {
+        skip_test "fuzz-rdb does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [oneline $out]"
+    }
+    set work [file join $::cairn(tmp) fuzz-rdb]
+    lassign [make_fuzz run-rdb SECONDS=$fuzz_seconds WORK=$work] rc out
+    set f [open [file join $::cairn(tmp) fuzz-rdb.log] w]
+    puts $f $out
+    close $f
+    set artifacts [glob -nocomplain -type f -directory [file join $work artifacts] *]
+    if {$rc != 0 || [llength $artifacts]} {
+        error "libFuzzer failed (status $rc, artifacts: $artifacts), log in $::cairn(tmp)/fuzz-rdb.log:\n[tail_lines $out 30]"
+    }
     assert [regexp {stat::number_of_executed_units:\s+(\d+)} $out -> execs] "no exec count in the output"
     assert {$execs > 1000} "too few executions"
 }
