@@ -261,7 +261,10 @@ void rdbDebugReload(client *c) {
     /* A BGSAVE child still writing the old data would rename its file over
      * the one about to be loaded. */
     rdbKillChild();
-    if (save && rdbSaveSync() != C_OK) {
+    long long saves = rs.saves; /* not counted in rdb_saves, as in Redis */
+    int failed = save && rdbSaveSync() != C_OK;
+    rs.saves = saves;
+    if (failed) {
         replyError(c, "ERR Error trying to save the DB");
         return;
     }

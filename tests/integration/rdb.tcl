@@ -67,9 +67,22 @@ test "DEBUG RELOAD keeps every type, encoding and expire time" {
     rdbdata_populate $c
     set digest [r $c DEBUG DIGEST]
     set meta [rdbdata_meta $c]
+    set saves [info_field $c rdb_saves]
     assert_equal OK [r $c DEBUG RELOAD]
     assert_equal $digest [r $c DEBUG DIGEST]
     assert_equal $meta [rdbdata_meta $c]
+    assert_equal $saves [info_field $c rdb_saves]
+    # NOSAVE reloads the file as it is; NOFLUSH loads over the live data
+    r $c SET reload:extra 1
+    assert_equal OK [r $c DEBUG RELOAD NOSAVE]
+    assert_equal 0 [r $c EXISTS reload:extra]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    if {$is_cairn} {
+        # Every key is already there: a clean error (redis-server aborts).
+        assert_error "*Error trying to load*" {r $c DEBUG RELOAD NOSAVE NOFLUSH}
+    }
+    assert_equal OK [r $c DEBUG RELOAD NOSAVE MERGE]
+    assert_equal $digest [r $c DEBUG DIGEST]
 }
 
 test "Round trip with rdbcompression and rdbchecksum off" {
