@@ -86,6 +86,7 @@ static struct {
     long long current_size;   /* base + incremental files */
     long long base_size;      /* current_size after the last rewrite / load */
     time_t last_fsync;
+    long long fsynced_size;   /* everysec: incr_size when the last fsync was submitted */
     time_t postponed_since;   /* everysec: write waiting for a running fsync */
     long long delayed_fsync;
     int last_write_status;    /* C_OK / C_ERR */
@@ -95,6 +96,7 @@ static struct {
     int pipe_rd, pipe_wr;
     struct aofWriteJob *inflight;
     client *held;             /* clients waiting for durable_off */
+    client *resume;           /* released clients whose input waits (aofBeforeSleep) */
     /* rewrite */
     int rewrite_scheduled;
     int rewrite_rdb;          /* the running child writes an RDB preamble */
@@ -476,10 +478,11 @@ static void aofFlushRelaxed(void) {
         if (aofWriteSync() == -1) return;
     }
     if (cfg.appendfsync == APPENDFSYNC_EVERYSEC && server.unixtime > aof.last_fsync &&
-        !bioPending(BIO_AOF_FSYNC) &&
+        aof.fsynced_size != aof.incr_size && !bioPending(BIO_AOF_FSYNC) &&
         !(cfg.aof_no_fsync_on_rewrite && childActiveType() != CHILD_TYPE_NONE)) {
         aofSubmitFdJob(aof.fd, 0);
         aof.last_fsync = server.unixtime;
+        aof.fsynced_size = aof.incr_size;
     }
 }
 
@@ -630,14 +633,20 @@ int aofClientMustWait(client *c) {
     return 1;
 }
 
-void aofClientFreed(client *c) {
-    for (client **pp = &aof.held; *pp; pp = &(*pp)->aof_held_next) {
+static void listRemove(client **head, client *c) {
+    for (client **pp = head; *pp; pp = &(*pp)->aof_held_next) {
         if (*pp == c) {
             *pp = c->aof_held_next;
-            break;
+            return;
         }
     }
-    c->flags &= ~CLIENT_AOF_WAIT;
+}
+
+void aofClientFreed(client *c) {
+    if (c->flags & CLIENT_AOF_WAIT) listRemove(&aof.held, c);
+    if (c->flags & CLIENT_AOF_RESUME) listRemove(&aof.resume, c);
+    c->flags &= ~(CLIENT_AOF_WAIT | CLIENT_AOF_RESUME);
+    c->aof_held_next = NULL;
 }
 
 static void aofReleaseHeld(int all) {
@@ -658,20 +667,34 @@ static void aofReleaseHeld(int all) {
         client *c = ready;
         ready = c->aof_held_next;
         c->aof_held_next = NULL;
-        if (c->flags & CLIENT_CLOSE_ASAP) continue;
         if (clientHasPendingReplies(c)) replyBegin(c);
-        /* Its further commands waited while its replies were held. */
-        if (c->qb_pos < sdslen(c->querybuf) && !(c->flags & CLIENT_AOF_WAIT)) {
-            server.current_client = c;
-            clientProcessInput(c);
-            server.current_client = NULL;
+        /* Its further commands waited while its replies were held: they
+         * run in aofBeforeSleep, never from inside a caller of this. */
+        if (c->qb_pos < sdslen(c->querybuf) && !(c->flags & CLIENT_AOF_RESUME)) {
+            c->flags |= CLIENT_AOF_RESUME;
+            c->aof_held_next = aof.resume;
+            aof.resume = c;
         }
+    }
+}
+
+static void aofResumeClients(void) {
+    while (aof.resume) {
+        client *c = aof.resume;
+        aof.resume = c->aof_held_next;
+        c->aof_held_next = NULL;
+        c->flags &= ~CLIENT_AOF_RESUME;
+        if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_AOF_WAIT)) continue;
+        server.current_client = c;
+        clientProcessInput(c);
+        server.current_client = NULL;
     }
 }
 
 /* ---- the loop hooks ---- */
 
 void aofBeforeSleep(void) {
+    if (aof.resume) aofResumeClients();
     if (aof.state == AOF_OFF || aof.fd == -1 || !aof.attached) return;
     if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
     else aofFlushRelaxed();
@@ -765,6 +788,7 @@ static int aofOpenNewIncr(void) {
     if (aof.fd != -1) aofSubmitFdJob(aof.fd, 1);
     aof.fd = fd;
     aof.incr_size = 0;
+    aof.fsynced_size = -1;
     /* The new file must start with a SELECT of its own. */
     propagateResetSelect();
     return 0;

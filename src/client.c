@@ -118,7 +118,7 @@ void clientFree(client *c) {
     trackingDisable(c);
     if (c->flags & CLIENT_UNBLOCKED)
         clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
-    if (c->flags & CLIENT_AOF_WAIT) aofClientFreed(c);
+    if (c->flags & (CLIENT_AOF_WAIT | CLIENT_AOF_RESUME)) aofClientFreed(c);
     clientFreeArgv(c);
     zfree(c->argv);
     zfree(c->buf);

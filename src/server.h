@@ -73,6 +73,7 @@
 #define CLIENT_TRACKING_BROKEN_REDIR (1ULL << 28)
 #define CLIENT_POSTPONED         (1ULL << 29) /* held by CLIENT PAUSE until it ends */
 #define CLIENT_AOF_WAIT          (1ULL << 30) /* output held until the AOF fsync covering it (aof.c) */
+#define CLIENT_AOF_RESUME        (1ULL << 31) /* released by the AOF: input waits to be processed */
 
 #define PAUSE_NONE  0
 #define PAUSE_WRITE 1

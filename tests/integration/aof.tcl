@@ -46,6 +46,12 @@ proc restart_fails {srv} {
     }
     return $new
 }
+# SIGKILL once the stream bytes are in the file: under everysec a write can
+# wait (up to 2 s) for a running fsync, and a crash loses what waits.
+proc crash {srv c} {
+    wait_for {[info_field $c aof_buffer_length] == 0}
+    kill_server $srv
+}
 proc aof_server {args} {
     return [start_server -config [list appendonly yes {*}$args]]
 }
@@ -55,7 +61,7 @@ proc with_binary {srv bin} {
 }
 
 test "appendonly yes starts with a base, an incremental file and Redis' manifest" {
-    set srv [aof_server]
+    set srv [aof_server appendfsync always]
     set c [client $srv]
     assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
         [manifest $srv]
@@ -63,7 +69,7 @@ test "appendonly yes starts with a base, an incremental file and Redis' manifest
     r $c SET k v
     r $c SELECT 3
     r $c SET k3 v3
-    # Written before the reply went out (every policy writes each turn).
+    # Under always the reply waits until the file has it.
     set incr [read_file [last_incr $srv]]
     assert_equal "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nSET\r\n\$1\r\nk\r\n\$1\r\nv\r\n*2\r\n\$6\r\nSELECT\r\n\$1\r\n3\r\n*3\r\n\$3\r\nSET\r\n\$2\r\nk3\r\n\$2\r\nv3\r\n" \
         $incr
@@ -113,7 +119,7 @@ foreach policy {always everysec no} {
         set digest [r $c DEBUG DIGEST]
         # A process crash loses nothing either: every turn's bytes were
         # written (under always also fsynced) before the replies.
-        kill_server $srv
+        crash $srv $c
         set srv [restart_server $srv]
         set c [client $srv]
         assert_equal $digest [r $c DEBUG DIGEST]
@@ -137,7 +143,7 @@ test "BGREWRITEAOF: new base and incr, old files removed after the manifest swap
         [lsort [glob -tails -directory [aofdir $srv] *]]
     assert_equal ok [info_field $c aof_last_bgrewrite_status]
     set digest [r $c DEBUG DIGEST]
-    kill_server $srv
+    crash $srv $c
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal $digest [r $c DEBUG DIGEST]
@@ -156,7 +162,7 @@ test "aof-use-rdb-preamble no: the base is commands, loaded by this server and r
     assert_equal "*" [string index $base 0]
     set digest [r $c DEBUG DIGEST]
     set meta [rdbdata_meta $c]
-    kill_server $srv
+    crash $srv $c
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal $digest [r $c DEBUG DIGEST]
@@ -266,7 +272,7 @@ test "A command cut in the middle: dropped with aof-load-truncated yes, start-up
     set c [client $srv]
     r $c SET a 1
     r $c SET b 2
-    kill_server $srv
+    crash $srv $c
     set incr [last_incr $srv]
     set good [file size $incr]
     append_file $incr "*3\r\n\$3\r\nSET\r\n\$1\r\nc\r\n\$1"
@@ -294,7 +300,7 @@ test "A transaction without its EXEC at the end is dropped whole" {
     set srv [aof_server]
     set c [client $srv]
     r $c SET a 1
-    kill_server $srv
+    crash $srv $c
     set incr [last_incr $srv]
     set good [file size $incr]
     append_file $incr "*1\r\n\$5\r\nMULTI\r\n*3\r\n\$3\r\nSET\r\n\$1\r\nx\r\n\$1\r\n1\r\n"
@@ -311,7 +317,7 @@ test "A corrupt byte in the middle stops start-up with the file, offset and reas
     r $c SET a 1
     r $c SET b 2
     r $c SET c 3
-    kill_server $srv
+    crash $srv $c
     set incr [last_incr $srv]
     set bytes [read_file $incr]
     # the '*' of the SET b command
@@ -339,7 +345,7 @@ test "A cut command in a file that is not the last one is corruption, not a trun
     r $c BGREWRITEAOF
     wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0}
     r $c SET b 2
-    kill_server $srv
+    crash $srv $c
     # Make the manifest list a cut file before the current incr file.
     set d [aofdir $srv]
     write_file [file join $d appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nSET\r\n\$1\r\nx"
@@ -355,7 +361,7 @@ test "A missing manifest with files left in the directory refuses to start" {
     set srv [aof_server]
     set c [client $srv]
     r $c SET a 1
-    kill_server $srv
+    crash $srv $c
     file delete [file join [aofdir $srv] appendonly.aof.manifest]
     set err [restart_fails $srv]
     assert_match "*no manifest*refusing to start*" $err
@@ -376,7 +382,7 @@ test "Manifest parsing: comments, quoted names, key order, history entries" {
     set srv [aof_server]
     set c [client $srv]
     r $c SET a 1
-    kill_server $srv
+    crash $srv $c
     set d [aofdir $srv]
     file rename [file join $d appendonly.aof.1.incr.aof] [file join $d "my incr.aof"]
     write_file [file join $d appendonly.aof.manifest] \
@@ -401,7 +407,7 @@ test "CONFIG SET appendonly yes at run time starts with a rewrite; no stops appe
     assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" [manifest $srv]
     r $c SET after 1
     set digest [r $c DEBUG DIGEST]
-    kill_server $srv
+    crash $srv $c
     dict set srv config {appendonly yes}
     set srv [restart_server $srv]
     set c [client $srv]
@@ -422,7 +428,7 @@ test "Automatic rewrite when the AOF doubles past auto-aof-rewrite-min-size" {
     wait_for {[info_field $c aof_rewrites] >= 1 && [info_field $c aof_rewrite_in_progress] == 0}
     assert_match "*Starting automatic rewriting of AOF*" [log_tail $srv 40]
     set digest [r $c DEBUG DIGEST]
-    kill_server $srv
+    crash $srv $c
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal $digest [r $c DEBUG DIGEST]
@@ -450,7 +456,7 @@ test "appendfsync can change at run time; replies keep flowing" {
         for {set i 0} {$i < 50} {incr i} { r $c INCR n }
     }
     assert_equal 200 [r $c GET n]
-    kill_server $srv
+    crash $srv $c
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal 200 [r $c GET n]
