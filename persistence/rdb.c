@@ -26,8 +26,6 @@
 #include "log.h"
 #include "quicklist.h"
 #include "rio_codec.h"
-#include "t_hash.h"
-#include "t_set.h"
 #include "util.h"
 #include "zmalloc.h"
 #include "zset.h"

@@ -63,9 +63,10 @@ static int rdbSaveSync(void) {
     sds err = NULL;
     rs.saves++;
     if (rdbSaveFile(cfg.rdb_filename, &err) == -1) {
+        /* Only a failed background save sets rdb_last_bgsave_status:err
+         * (and MISCONF), as in Redis. */
         serverLog(LL_WARNING, "%s", err);
         sdsfree(err);
-        rs.lastbgsave_status = C_ERR;
         return C_ERR;
     }
     serverLog(LL_NOTICE, "DB saved on disk");

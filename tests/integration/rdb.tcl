@@ -234,6 +234,11 @@ test "A failed BGSAVE with save points set refuses writes with MISCONF" {
     file mkdir $gone
     r $c6 CONFIG SET dir $gone
     file delete $gone
+    # A failed SAVE is only an error reply; a failed BGSAVE stops writes.
+    r $c6 SET before-failure 1
+    assert_error "ERR*" {r $c6 SAVE}
+    assert_equal ok [info_field $c6 rdb_last_bgsave_status]
+    assert_equal OK [r $c6 SET k0 v]
     r $c6 BGSAVE
     wait_for {[info_field $c6 rdb_bgsave_in_progress] == 0}
     assert_equal err [info_field $c6 rdb_last_bgsave_status]
