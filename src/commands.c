@@ -288,7 +288,7 @@ static cairnCommand commandTable[] = {
     CMD("monitor", monitorCommand, 1, A | NS | L | S, 0, 0, 0, 0, "Listen for all requests received by the server in real time", "1.0.0", "server"),
     CMD("lastsave", lastsaveCommand, 1, L | S | F, ACL_CAT_ADMIN | ACL_CAT_DANGEROUS, 0, 0, 0, "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "server", TIPS("nondeterministic_output")),
     CMD("save", saveCommand, 1, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Synchronously save the dataset to disk", "1.0.0", "server"),
-    CMD("bgrewriteaof", bgrewriteaofCommand, 1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously rewrite the append-only file to disk", "1.0.0", "server"),
+    CMD("bgrewriteaof", bgrewriteaofCommand, 1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously rewrite the append-only file", "1.0.0", "server"),
     CMD("bgsave", bgsaveCommand, -1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously save the dataset to disk", "1.0.0", "server"),
     CMDS("memory", -2, 0, 0, "A container for memory diagnostics commands", "4.0.0", "server", memorySubcommands),
     /* cluster: standalone only, see clusterSubcommands */
