@@ -77,7 +77,12 @@ static void queueFree(multiQueue *q) {
     q->len = 0;
 }
 
+/* cairn-check-aof: parse and validate only (aofCheckFile). */
+static int check_only;
+static long long check_valid;
+
 static void runOne(client *c, cairnCommand *cmd) {
+    if (check_only) return;
     c->cmd = c->realcmd = c->lastcmd = cmd;
     server.cmd_time_snapshot = mstime();
     server.current_client = c;
@@ -262,11 +267,15 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
         (*cmds)++;
     }
     if (why && !*err) *err = loadError(name, valid_up_to, why);
+    check_valid = valid_up_to;
     if (why) {
         ret = AOF_LOAD_FAILED;
     } else if (cut) {
         long long keep = in_multi ? valid_before_multi : valid_up_to;
-        if (!is_last) {
+        check_valid = keep;
+        if (check_only) {
+            ret = AOF_LOAD_TRUNCATED;
+        } else if (!is_last) {
             *err = sdscatprintf(sdsempty(),
                                 "Unexpected end of file reading the append only file %s at offset "
                                 "%lld (it is not the last file of the AOF)",
@@ -300,5 +309,14 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
     zfree(q.argc);
     clientFree(c);
     fclose(fp);
+    return ret;
+}
+
+int aofCheckFile(const char *path, const char *name, long long *valid, long long *cmds, char **err) {
+    check_only = 1;
+    check_valid = 0;
+    int ret = aofLoadFile(path, name, 1, cmds, err);
+    check_only = 0;
+    *valid = check_valid;
     return ret;
 }

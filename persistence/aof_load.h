@@ -14,5 +14,10 @@
  * only if aof-load-truncated is yes. On AOF_LOAD_FAILED *err is set
  * (caller frees). keys counts commands (or RDB keys) loaded. */
 int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds, char **err);
+/* The same walk without running anything or changing the file: on
+ * AOF_LOAD_TRUNCATED (a cut tail) and AOF_LOAD_FAILED (*err set) *valid is
+ * the offset up to which the file is good. An RDB preamble is still loaded
+ * (into the keyspace) to validate it. */
+int aofCheckFile(const char *path, const char *name, long long *valid, long long *cmds, char **err);
 
 #endif

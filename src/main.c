@@ -13,6 +13,7 @@
 #include "lazyfree.h"
 #include "snapshot.h"
 #include "aof.h"
+#include "aof_check.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -406,6 +407,10 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) usage();
+    /* cairn-check-aof is a mode of this binary (utils/cairn-check-aof). */
+    const char *prog = strrchr(argv[0], '/');
+    if (!strcmp(prog ? prog + 1 : argv[0], "cairn-check-aof")) return aofCheckMain(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "--check-aof")) return aofCheckMain(argc - 1, argv + 1);
 
     memset(&server, 0, sizeof(server));
     server.unix_fd = -1;

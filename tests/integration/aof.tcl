@@ -296,6 +296,36 @@ test "A command cut in the middle: dropped with aof-load-truncated yes, start-up
     kill_server $srv
 }
 
+test "cairn-check-aof reports a cut tail and --fix truncates it" {
+    if {!$is_cairn} { skip_test "cairn-check-aof is a mode of cairn-server" }
+    set tool [file join [file dirname [info script]] .. .. utils cairn-check-aof]
+    set env(CAIRN_SERVER) $::cairn(server)
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    r $c MULTI
+    r $c SET b 2
+    r $c INCR n
+    r $c EXEC
+    crash $srv $c
+    set m [file join [aofdir $srv] appendonly.aof.manifest]
+    assert_match "*appendonly.aof.1.incr.aof: valid*All AOF files and the manifest are valid*" [exec $tool $m]
+    set incr [last_incr $srv]
+    set good [file size $incr]
+    append_file $incr "*2\r\n\$4\r\nINCR\r\n\$1"
+    assert {[catch {exec $tool $m} out]}
+    assert_match "*ok_up_to=$good*cut in the middle*Use the --fix option*" $out
+    assert_match "*Successfully truncated*" [exec $tool --fix $m]
+    assert_equal $good [file size $incr]
+    # damage inside the last file: reported with the offset, fixed by cutting there
+    set bytes [read_file $incr]
+    set pos [string first "*3\r\n\$3\r\nSET\r\n\$1\r\nb" $bytes]
+    write_file $incr [string replace $bytes $pos $pos "?"]
+    assert {[catch {exec $tool $incr} out]}
+    assert_match "*ok_up_to=$pos*offset $pos: expected a multibulk header*" $out
+    unset env(CAIRN_SERVER)
+}
+
 test "A transaction without its EXEC at the end is dropped whole" {
     set srv [aof_server]
     set c [client $srv]

@@ -1,0 +1,116 @@
+/* aof_check: cairn-check-aof, the AOF checker, as a mode of the server
+ * binary (`cairn-server --check-aof [--fix] PATH`, or the binary run under
+ * the name cairn-check-aof; utils/cairn-check-aof wraps it).
+ *
+ * PATH is a manifest (every file it lists is checked in order) or one AOF
+ * file (a Redis 6 single file, a base or an incremental file). Files enter
+ * through aofCheckFile (aof_load.c's parser, with nothing executed); the
+ * verdict leaves on stdout and as the exit status: 0 valid (or fixed), 1
+ * not valid, 2 usage or I/O error. --fix truncates the last file at the
+ * end of its last complete command (a cut tail or, as redis-check-aof
+ * --fix does, damage inside it); damage in an earlier file cannot be fixed
+ * that way and is only reported. */
+#include "server.h"
+#include "aof_check.h"
+#include "aof_load.h"
+#include "aof_manifest.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int checkOne(const char *path, const char *name, int is_last, int fix) {
+    long long valid = 0, cmds = 0;
+    char *err = NULL;
+    struct stat st;
+    long long size = stat(path, &st) == 0 ? (long long)st.st_size : -1;
+    int ret = aofCheckFile(path, name, &valid, &cmds, &err);
+    if (ret == AOF_LOAD_NOT_EXIST) {
+        printf("%s: doesn't exist\n", name);
+        return 1;
+    }
+    if (ret == AOF_LOAD_OK || ret == AOF_LOAD_EMPTY) {
+        printf("%s: valid (%lld bytes, %lld commands or keys)\n", name, size, cmds);
+        return 0;
+    }
+    printf("AOF analyzed: filename=%s, size=%lld, ok_up_to=%lld, diff=%lld\n", name, size, valid,
+           size - valid);
+    if (ret == AOF_LOAD_TRUNCATED) printf("%s: the last command is cut in the middle\n", name);
+    else printf("%s: %s\n", name, err ? err : "not valid");
+    sdsfree((sds)err);
+    if (valid == 0 && ret == AOF_LOAD_FAILED && size > 0) {
+        /* Nothing to keep (a bad RDB preamble, or damage at the start). */
+        printf("%s is not valid and cannot be fixed by truncation\n", name);
+        return 1;
+    }
+    if (!fix) {
+        printf("%s is not valid. Use the --fix option to try fixing it.\n", name);
+        return 1;
+    }
+    if (!is_last) {
+        printf("%s is not the last file of the AOF: truncating it would drop writes that later files "
+               "depend on; not fixed\n",
+               name);
+        return 1;
+    }
+    if (truncate(path, (off_t)valid) == -1) {
+        printf("Failed to truncate %s: %s\n", name, strerror(errno));
+        return 2;
+    }
+    printf("Successfully truncated %s from %lld to %lld bytes (%lld bytes dropped)\n", name, size,
+           valid, size - valid);
+    return 0;
+}
+
+int aofCheckMain(int argc, char **argv) {
+    int fix = 0;
+    const char *path = NULL;
+    for (int j = 1; j < argc; j++) {
+        if (!strcmp(argv[j], "--fix")) fix = 1;
+        else if (!path) path = argv[j];
+        else path = NULL, j = argc;
+    }
+    if (!path) {
+        fprintf(stderr, "Usage: cairn-check-aof [--fix] <file.manifest|file.aof>\n");
+        return 2;
+    }
+    configInitDefaults();
+    cfg.verbosity = LL_WARNING; /* the loader's notices are not the report */
+    objectCreateShared();
+    commandsInit();
+    dbInit();
+    size_t plen = strlen(path);
+    int bad = 0;
+    if (plen > 9 && !strcmp(path + plen - 9, ".manifest")) {
+        sds err = NULL;
+        int line = 0;
+        aofManifest *am = aofManifestLoad(path, &err, &line);
+        if (!am) {
+            printf("Invalid manifest %s%s%d: %s\n", path, line ? " at line " : "", line, err);
+            sdsfree(err);
+            return 1;
+        }
+        char *copy = strdup(path);
+        const char *dir = dirname(copy);
+        int total = (am->base ? 1 : 0) + am->nincr, k = 0;
+        printf("Checking the AOF manifest %s: %d file(s)\n", path, total);
+        for (int j = -1; j < am->nincr && bad < 2; j++) {
+            aofInfo *ai = j < 0 ? am->base : am->incr[j];
+            if (!ai) continue;
+            sds p = aofPath(dir, ai->name);
+            int r = checkOne(p, ai->name, ++k == total, fix);
+            sdsfree(p);
+            if (r > bad) bad = r;
+            if (r && !fix) break;
+        }
+        free(copy);
+        aofManifestFree(am);
+        if (!bad) printf("All AOF files and the manifest are valid\n");
+    } else {
+        bad = checkOne(path, path, 1, fix);
+    }
+    return bad;
+}
