@@ -393,7 +393,8 @@ static void zrangeSkip(zsetIter *it, long offset) {
 }
 
 /* Skip `offset` elements, then emit at most `limit` (negative: no limit)
- * while in range. */
+ * while in range. A negative limit is never counted down: LIMIT 0
+ * -9223372036854775807 would overflow after two elements. */
 static void zrangeByScore(zrangeResult *r, robj *zobj, const zrangespec *range, long offset,
                           long limit, int reverse) {
     if (offset > 0 && offset >= (long)zsetLength(zobj)) {
@@ -405,7 +406,7 @@ static void zrangeByScore(zrangeResult *r, robj *zobj, const zrangespec *range, 
     zsetIter it;
     zsetIterInitAtScore(&it, zobj, range, reverse);
     zrangeSkip(&it, offset);
-    for (; limit != 0 && zsetIterValid(&it); limit--, zsetIterNext(&it)) {
+    for (; limit != 0 && zsetIterValid(&it); limit -= limit > 0, zsetIterNext(&it)) {
         double score = zsetIterScore(&it);
         if (reverse ? !zslValueGteMin(score, range) : !zslValueLteMax(score, range)) break;
         size_t len;
@@ -421,7 +422,7 @@ static void zrangeByLex(zrangeResult *r, robj *zobj, const zlexrangespec *range,
     zsetIter it;
     zsetIterInitAtLex(&it, zobj, range, reverse);
     zrangeSkip(&it, offset);
-    for (; limit != 0 && zsetIterValid(&it); limit--, zsetIterNext(&it)) {
+    for (; limit != 0 && zsetIterValid(&it); limit -= limit > 0, zsetIterNext(&it)) {
         size_t len;
         const char *m = zsetIterMember(&it, &len);
         if (reverse ? !zslLexValueGteMin(m, len, range) : !zslLexValueLteMax(m, len, range))

@@ -216,6 +216,9 @@ test "ZRANGE BYSCORE with REV, LIMIT and WITHSCORES ($enc)" {
     assert_equal {g f} [r $c ZREVRANGEBYSCORE z:b 5 (4 LIMIT 0 2]
     assert_equal {b 2 a 1} [r $c ZREVRANGEBYSCORE z:b 2 1 WITHSCORES]
     assert_equal {pinf} [r $c ZRANGEBYSCORE z:b (5 +inf]
+    # Any negative count means no limit; counting it down overflowed (UBSan).
+    assert_equal {e f g pinf} [r $c ZRANGE z:b 5 +inf BYSCORE LIMIT 0 -9223372036854775808]
+    assert_equal {pinf g f e} [r $c ZREVRANGEBYSCORE z:b +inf 5 LIMIT 0 -9223372036854775807]
 }
 
 test "ZRANGE BYLEX with REV and LIMIT ($enc)" {
@@ -231,6 +234,8 @@ test "ZRANGE BYLEX with REV and LIMIT ($enc)" {
     assert_equal {a b c d e f} [r $c ZRANGEBYLEX z:x \[ +]
     assert_equal {} [r $c ZRANGEBYLEX z:x - + LIMIT -1 10]
     assert_equal {} [r $c ZRANGEBYLEX z:x (f +]
+    assert_equal {c d e f} [r $c ZRANGEBYLEX z:x \[c + LIMIT 0 -9223372036854775808]
+    assert_equal {f e d} [r $c ZRANGE z:x + (c BYLEX REV LIMIT 0 -9223372036854775807]
 }
 
 test "ZRANGE option errors ($enc)" {
