@@ -151,6 +151,38 @@ test "BGREWRITEAOF: new base and incr, old files removed after the manifest swap
     kill_server $srv
 }
 
+test "SIGKILL during a rewrite: the manifest already lists the new incr file, nothing is lost" {
+    set srv [aof_server rdb-key-save-delay 200000]
+    set c [client $srv]
+    for {set i 0} {$i < 20} {incr i} { r $c SET k$i v$i }
+    r $c BGREWRITEAOF
+    r $c SET during 1
+    r $c INCR n
+    assert_equal 1 [info_field $c aof_rewrite_in_progress]
+    # old base, old incr, and the new incr written since the fork
+    assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n" \
+        [manifest $srv]
+    set digest [r $c DEBUG DIGEST]
+    set children {}
+    catch {set children [exec pgrep -P [dict get $srv pid]]}
+    crash $srv $c
+    foreach p $children { catch {exec kill -9 $p} }
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    # the next rewrite folds all three files into one base
+    r $c CONFIG SET rdb-key-save-delay 0
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites] == 1}
+    assert_equal "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.3.incr.aof seq 3 type i\n" [manifest $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    stop_server $srv
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    kill_server $srv
+}
+
 test "aof-use-rdb-preamble no: the base is commands, loaded by this server and redis-server" {
     set srv [aof_server aof-use-rdb-preamble no]
     set c [client $srv]
