@@ -111,6 +111,28 @@ test "Round trip with list compression (list-compress-depth 1)" {
     if {[dict get $opts -code]} { error $e }
 }
 
+test "Values of several megabytes survive a reload (compressed and not)" {
+    r $c FLUSHALL
+    r $c SET big:text [string repeat "megabyte-" 600000]
+    set noise ""
+    set x 7
+    for {set i 0} {$i < 300000} {incr i} {
+        set x [expr {($x * 1103515245 + 12345) % 2147483648}]
+        append noise [format %c [expr {($x >> 16) & 0xff}]]
+    }
+    r $c SET big:noise $noise
+    r $c RPUSH big:list a [string repeat L 2000000] b
+    r $c HSET big:hash f [string repeat H 1500000]
+    r $c ZADD big:zset 1 [string repeat Z 1200000] 2 small
+    r $c SADD big:set [string repeat S 1100000] small
+    set digest [r $c DEBUG DIGEST]
+    assert_equal OK [r $c DEBUG RELOAD]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal 5400000 [r $c STRLEN big:text]
+    assert_equal $noise [r $c GET big:noise]
+    r $c FLUSHALL
+}
+
 test "Expired keys in the file are not loaded" {
     r $c FLUSHALL
     r $c SET keep v
