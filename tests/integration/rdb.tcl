@@ -46,6 +46,17 @@ test "BGSAVE writes the snapshot from a child; syntax and SCHEDULE" {
     wait_for {[info_field $c rdb_bgsave_in_progress] == 0}
 }
 
+test "BGSAVE inside EXEC is scheduled; SAVE is refused inside MULTI" {
+    set saves [info_field $c rdb_saves]
+    r $c MULTI
+    r $c BGSAVE
+    assert_equal {{Background saving scheduled}} [r $c EXEC]
+    wait_for {[info_field $c rdb_saves] == $saves + 1 && [info_field $c rdb_bgsave_in_progress] == 0}
+    r $c MULTI
+    assert_error "*not allowed inside a transaction*" {r $c SAVE}
+    assert_error "EXECABORT*" {r $c EXEC}
+}
+
 test "Snapshot survives a restart (SIGTERM with save disabled does not save)" {
     r $c FLUSHALL
     rdbdata_populate $c
