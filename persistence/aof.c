@@ -326,6 +326,20 @@ static int aofLoadLegacy(void) {
     return 1;
 }
 
+/* A rewrite child that outlived a crashed parent leaves its temp file. */
+static void aofRemoveStaleTemps(void) {
+    DIR *d = opendir(aofDir());
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, "temp-rewriteaof-bg-", 19) != 0) continue;
+        sds p = aofPath(aofDir(), e->d_name);
+        if (unlink(p) == 0) serverLog(LL_NOTICE, "Removed the stale rewrite file %s", e->d_name);
+        sdsfree(p);
+    }
+    closedir(d);
+}
+
 /* A base or incremental file of ours in the directory (manifest lost?). */
 static sds aofFindOrphan(void) {
     DIR *d = opendir(aofDir());
@@ -405,6 +419,7 @@ void aofStartupLoad(void) {
         exit(1);
     }
     aofDeleteHistory(aof.am);
+    aofRemoveStaleTemps();
     aof.incr_size = manifestFileSize(aof.am->incr[aof.am->nincr - 1]->name);
     aof.current_size = aof.base_size = manifestTotalSize(aof.am);
     aofAttach();
