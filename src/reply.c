@@ -303,9 +303,13 @@ void *replyDeferredLen(client *c) {
 }
 
 static void replySetDeferred(client *c, void *node, char prefix, long n) {
-    (void)c;
     replyBlock *b = node;
     size_t l = replyFormatHeader(b->buf, prefix, n);
+    /* reply_bytes took the header's room; the block now counts, and is freed
+     * as, its size. Without this each deferred reply left its difference in
+     * reply_bytes for good: omem grew while idle, and an output buffer limit
+     * ended up closing clients that had read everything. */
+    if (b->size == 0) c->reply_bytes -= DEFERRED_HDR_ROOM - l;
     b->size = b->used = l;
 }
 

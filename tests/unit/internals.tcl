@@ -176,6 +176,21 @@ test "client-output-buffer-limit normal disconnects a client that reads nothing"
     catch {close_client $x}
 }
 
+test "deferred-length replies leave no output memory behind" {
+    # Each deferred header (KEYS, ZRANGEBYSCORE, SCAN, ...) used to
+    # leave ~20 bytes counted in the client's output memory after it was
+    # written; enough of them tripped the limit below with nothing pending.
+    set x [client $srv]
+    r $x ZADD dfl 1 a 2 b 3 c
+    assert_equal OK [r $c CONFIG SET client-output-buffer-limit "normal 32kb 0 0"]
+    set before [info_field $c client_output_buffer_limit_disconnections stats]
+    for {set i 0} {$i < 1000} {incr i} { r $x ZRANGEBYSCORE dfl -inf +inf; r $x KEYS dfl* }
+    r $c CONFIG SET client-output-buffer-limit "normal 0 0 0"
+    assert_match "*omem=0 *" [r $x CLIENT INFO]
+    assert_equal $before [info_field $c client_output_buffer_limit_disconnections stats]
+    close_client $x
+}
+
 test "DEBUG PROTOCOL types in RESP2 and RESP3" {
     set x [client $srv]
     rraw $x HELLO 3
