@@ -198,6 +198,20 @@ test "SHUTDOWN SAVE saves, SHUTDOWN NOSAVE does not" {
     assert_error "*syntax error*" {r $c SHUTDOWN SAVE NOSAVE}
 }
 
+test "SHUTDOWN refuses to exit when the final save fails, unless FORCE" {
+    set s8 [start_server -config {save "3600 1" enable-protected-configs yes}]
+    set c8 [client $s8]
+    r $c8 SET x 1
+    set gone [file join [dict get $s8 dir] gone]
+    file mkdir $gone
+    r $c8 CONFIG SET dir $gone
+    file delete $gone
+    assert_error "ERR Errors trying to SHUTDOWN*" {r $c8 SHUTDOWN}
+    assert_equal PONG [r $c8 PING]
+    catch {r $c8 SHUTDOWN FORCE}
+    wait_for {![server_alive $s8]}
+}
+
 test "SIGTERM saves when save points are set" {
     set s2 [start_server -config {save "3600 1"}]
     set c2 [client $s2]
