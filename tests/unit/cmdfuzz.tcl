@@ -1,17 +1,23 @@
 # cmdfuzz.tcl -- no command may crash, hang, desynchronise or (when it cannot
 # write) modify the server. Every command and subcommand that COMMAND LIST
-# names is sent a few hundred random argument lists drawn from hostile values,
-# option keywords and the key names of a dataset that holds every type in
-# every encoding; then a mixed stream of all commands, some inside
-# MULTI/EXEC, runs on a dataset that is not reset as often. At the end the
-# server must shut down cleanly, without AddressSanitizer, LeakSanitizer or
-# UBSan reports in its output (they only appear with the SANITIZE=1 build).
+# names is sent a few hundred argument lists: random ones drawn from hostile
+# values, option keywords and the key names of a dataset that holds every
+# type in every encoding, and mutated well-formed calls (::examples). The
+# blocking commands run with short timeouts while a second client writes;
+# then a mixed stream of all commands, some inside WATCH/MULTI/EXEC, runs on
+# a dataset that is not reset as often. A MONITOR, a PSUBSCRIBE * and a BCAST
+# tracking client watch everything. At the end the server must shut down
+# cleanly, without AddressSanitizer, LeakSanitizer or UBSan reports in its
+# output (they only appear with the SANITIZE=1 build).
 #
 # The run is reproducible: a PRNG of our own, seeded per command from
 # CAIRN_FUZZ_SEED (default 1), so adding a command does not change what the
 # others receive. CAIRN_FUZZ_ROUNDS (default 200) is the number of calls per
 # command, CAIRN_FUZZ_ONLY a glob restricting the commands fuzzed; `make
-# fuzz-commands` sets a random seed and many more rounds.
+# fuzz-commands` sets a random seed and many more rounds. A failure names the
+# first call (or transaction) that fails on its own, and saves what ran since
+# the last reseed in $CAIRN_TMP/failed-N.tcl; CAIRN_FUZZ_REPLAY=that-file
+# runs it again as it was sent.
 #
 # Excluded commands, and why (a name matches a command or container|sub):
 #   blocking flag (BLPOP, BRPOP, BLMOVE, BZPOPMIN, XREAD, ...): they block
@@ -62,6 +68,7 @@ set ::rounds [envnum CAIRN_FUZZ_ROUNDS 200]
 set ::only [::cairn_h::envget CAIRN_FUZZ_ONLY *]
 set ::batch 64
 set ::ncalls 0
+set ::nfailed 0
 puts "# cmdfuzz: CAIRN_FUZZ_SEED=$::base_seed CAIRN_FUZZ_ROUNDS=$::rounds"
 
 set ::excluded {
@@ -139,6 +146,58 @@ set ::keywords {
     REWRITE GETKEYSANDFLAGS SHARDCHANNELS CHANNELS NUMSUB NUMPAT
     allkeys-lru allkeys-lfu volatile-lfu noeviction yes no
 }
+# Well-formed calls, mutated by the generator (an argument replaced,
+# dropped, doubled or inserted) so that the option parsers are passed more
+# often than random arguments manage.
+set ::examples {
+    {SET s:raw v NX GET} {SET s:int 1 XX KEEPTTL GET} {SET k v PXAT 99999999999999}
+    {SET k v EX 100 GET} {GETEX s:ttl PERSIST} {GETEX s:embstr EXAT 9999999999}
+    {SETRANGE s:raw 5 abc} {GETRANGE s:raw -5 -1} {INCRBYFLOAT s:float 1e10}
+    {LCS s:raw s:embstr IDX MINMATCHLEN 2 WITHMATCHLEN} {LCS s:raw bm LEN}
+    {BITFIELD bm SET u8 0 255 GET i4 #1 INCRBY u16 100 10 OVERFLOW SAT INCRBY i8 0 200}
+    {BITFIELD_RO bm GET u63 0 GET i64 8} {BITCOUNT bm 1 -1 BIT} {BITPOS bm 1 2 -1 BYTE}
+    {BITOP XOR dst bm s:raw} {BITOP NOT dst bm} {SETBIT bm 1023 0}
+    {LPOS l:lp 1 RANK -1 COUNT 0 MAXLEN 100} {LINSERT l:ql BEFORE 150qqq x}
+    {LMPOP 2 l:lp l:ql LEFT COUNT 3} {LMOVE l:lp l:ql LEFT RIGHT} {LRANGE l:plain 0 -1}
+    {LSET l:plain 2 y} {LREM l:ql -2 a} {LTRIM l:ql 1 -2} {LINDEX l:plain -5}
+    {HSET h:lp f1 x new y} {HRANDFIELD h:ht -5 WITHVALUES} {HINCRBYFLOAT h:lp flt 2.5}
+    {HSCAN h:ht 0 MATCH f1* COUNT 1000} {HGETALL h:ht} {HMGET h:lp f1 nosuch {}}
+    {SINTERCARD 2 set:int set:ht LIMIT 1} {SMOVE set:int set:ht 1} {SRANDMEMBER set:int64 -3}
+    {SPOP set:ht 2} {SUNIONSTORE dst set:int set:int64 set:ht} {SMISMEMBER set:ht a 1 z}
+    {SSCAN set:int 0 COUNT 2 MATCH *1*} {SDIFF set:ht set:int missing}
+    {ZADD z:lp NX CH 1 a 4 e} {ZADD z:sl GT CH INCR 5 m3} {ZADD z:lp XX LT 0.5 a}
+    {ZRANGE z:sl (1 [5 BYLEX} {ZRANGE z:sl 10 0 BYSCORE REV LIMIT 1 5 WITHSCORES}
+    {ZRANGE z:lp -inf +inf BYSCORE} {ZRANGE z:lp [a (z BYLEX REV LIMIT 0 -1}
+    {ZRANGESTORE dst z:sl 0 -1} {ZRANGEBYSCORE z:sl (1 +inf WITHSCORES LIMIT 2 3}
+    {ZRANGEBYLEX z:lp - + LIMIT 0 2} {ZREVRANGEBYLEX z:lp + -} {ZLEXCOUNT z:lp [a [c}
+    {ZUNIONSTORE dst 2 z:lp z:sl WEIGHTS 1 -2 AGGREGATE MAX}
+    {ZINTER 2 z:lp set:ht AGGREGATE SUM WITHSCORES} {ZDIFF 2 z:sl z:lp WITHSCORES}
+    {ZINTERCARD 2 z:sl z:lp LIMIT 10} {ZMPOP 2 z:lp z:sl MIN COUNT 2}
+    {ZRANDMEMBER z:sl -10 WITHSCORES} {ZREMRANGEBYSCORE z:sl -inf (10}
+    {ZREMRANGEBYLEX z:lp [a [b} {ZREMRANGEBYRANK z:sl 0 5} {ZINCRBY z:lp nan a}
+    {ZSCAN z:sl 0 MATCH m1* COUNT 5} {ZMSCORE z:lp a pinf nosuch} {ZRANK z:sl m7}
+    {PFADD hll:dense x y} {PFCOUNT hll:sparse hll:dense} {PFMERGE dst hll:sparse hll:dense}
+    {PFDEBUG GETREG hll:sparse} {PFDEBUG DECODE hll:sparse} {PFDEBUG TODENSE hll:sparse}
+    {SORT l:lp ALPHA DESC LIMIT 0 5} {SORT set:int BY h:lp->f* GET # GET s:* STORE dst}
+    {SORT_RO z:sl BY nosort LIMIT 1 2} {SORT l:ql BY s:* ALPHA}
+    {SCAN 0 MATCH *:* COUNT 100 TYPE hash} {SCAN 0 TYPE string} {KEYS *t*}
+    {COPY s:raw dst DB 1 REPLACE} {COPY z:sl z:lp REPLACE} {MOVE s:raw 1} {SWAPDB 0 1}
+    {RENAME h:lp h:new} {RENAMENX l:lp l:ql} {EXPIRE s:raw 100 NX} {PEXPIRE h:ht 5 GT}
+    {EXPIREAT s:int 1 LT} {PERSIST s:ttl} {TTL h:ttl} {OBJECT ENCODING hll:dense}
+    {OBJECT FREQ s:raw} {MEMORY USAGE h:ht SAMPLES 0} {TYPE z:sl} {TOUCH s:raw missing}
+    {DEL s:raw l:ql h:ht} {UNLINK z:sl set:ht} {FLUSHALL ASYNC} {FLUSHDB SYNC}
+    {RESTORE new 0 x REPLACE ABSTTL IDLETIME 10} {RESTORE new 0 x FREQ 5} {DUMP h:ht}
+    {CLIENT LIST TYPE normal ID 1 2 3} {CLIENT TRACKING on BCAST PREFIX s: PREFIX h: NOLOOP}
+    {CLIENT TRACKING on OPTIN REDIRECT 1} {CLIENT CACHING yes} {CLIENT NO-EVICT on}
+    {CLIENT SETNAME x} {CLIENT UNBLOCK 1 ERROR} {HELLO 3 SETNAME n AUTH default x}
+    {COMMAND GETKEYS ZUNIONSTORE dst 2 a b} {COMMAND GETKEYSANDFLAGS LMOVE a b LEFT LEFT}
+    {COMMAND LIST FILTERBY PATTERN z*} {COMMAND LIST FILTERBY ACLCAT list} {COMMAND INFO get set}
+    {CONFIG GET *max*} {INFO all} {INFO everything} {LATENCY HISTOGRAM get set}
+    {SLOWLOG GET -1} {OBJECT HELP} {XADD st * f v} {XRANGE st - + COUNT 2}
+    {PUBSUB NUMSUB a b} {PUBSUB CHANNELS *} {PUBLISH ch msg} {UNSUBSCRIBE a b}
+    {DEBUG OBJECT l:plain} {DEBUG DIGEST-VALUE h:ht z:sl} {DEBUG PROTOCOL attrib}
+}
+
 # Members and fields the dataset holds, so lookups also hit.
 set ::members {a b c d 1 2 3 -5 100 f1 f2 f3 num flt m0 m1 m7 m199 ninf pinf x ""}
 
@@ -395,10 +454,17 @@ proc tame {argv} {
 }
 
 # A call that may run alone: not excluded and (for debug) whitelisted.
-proc allowed {argv} {
+# Inside MULTI (intx 1) blocking commands are allowed, and RESET (which
+# would end the transaction early and let a blocking command block) and the
+# unsubscribe commands (which would add replies to EXEC's array) are not.
+proc allowed {argv {intx 0}} {
     set r [resolved $argv]
     if {![dict exists $::cmds $r]} { return 1 }
-    if {[exclusion $r] ne ""} { return 0 }
+    set why [exclusion $r]
+    if {$intx && ($why eq "blocking" || $r in {reset unsubscribe punsubscribe sunsubscribe})} {
+        return [expr {$why eq "blocking"}]
+    }
+    if {$why ne ""} { return 0 }
     if {$r eq "debug"} {
         return [expr {[llength $argv] > 1 && [string toupper [lindex $argv 1]] in $::debug_subs}]
     }
@@ -410,10 +476,39 @@ proc allowed {argv} {
     return 1
 }
 
-proc gen_call {name} {
+# The examples by command (resolved name).
+proc index_examples {} {
+    set ::by_cmd [dict create]
+    foreach ex $::examples {
+        set r [resolved $ex]
+        if {[dict exists $::cmds $r]} { dict lappend ::by_cmd $r $ex }
+    }
+}
+
+# An example with one to three mutations, or none.
+proc mutate {argv} {
+    set fixed [expr {[llength [split [resolved $argv] |]]}]
+    for {set m [rnd 4]} {$m > 0} {incr m -1} {
+        set n [llength $argv]
+        set i [expr {$fixed + [rnd [expr {max(1, $n - $fixed + 1)}]]}]
+        switch [rnd 5] {
+            0 - 1 { if {$i < $n} { lset argv $i [gen_arg] } }
+            2 { if {$i < $n} { set argv [lreplace $argv $i $i] } }
+            3 { if {$i < $n} { set argv [linsert $argv $i [lindex $argv $i]] } }
+            4 { set argv [linsert $argv $i [if {[rnd 2]} {pick $::keywords} gen_arg]] }
+        }
+    }
+    return $argv
+}
+
+proc gen_call {name {intx 0}} {
     while {1} {
-        set argv [gen_argv $name]
-        if {[allowed $argv]} { return $argv }
+        if {[dict exists $::by_cmd $name] && [rnd 2]} {
+            set argv [tame [mutate [pick [dict get $::by_cmd $name]]]]
+        } else {
+            set argv [gen_argv $name]
+        }
+        if {[allowed $argv $intx]} { return $argv }
     }
 }
 
@@ -476,31 +571,58 @@ proc close_all {} {
 
 proc digest {} { return [r $::c DEBUG DIGEST] }
 
-# After a failed batch: restart the server if needed and replay the calls one
-# at a time to name the first one that fails. Returns the message.
-proc diagnose {calls problem} {
-    set msg "seed $::base_seed: $problem"
-    set out [file join [dict get $::srv dir] stdout]
+# What a live server says about a failed batch: whether it still answers on
+# a new connection (a hang is then a lost reply, not a busy server) and what
+# the fuzzing connection is doing.
+proc probe {} {
     if {![server_alive $::srv]} {
-        append msg "\nserver died; its output:\n[::cairn_h::tail_file $out 25]"
+        return "server died; its output:\n[::cairn_h::tail_file [file join [dict get $::srv dir] stdout] 25]"
     }
+    if {[catch {
+        set x [client $::srv -timeout 5000]
+        r $x PING
+        set line [lsearch -inline [split [r $x CLIENT LIST] \n] "id=$::c_id *"]
+        close_client $x
+    } err]} {
+        return "server alive but not answering a new connection: $err"
+    }
+    return "server answers a new connection; the fuzzing client: $line"
+}
+
+# After a failed batch: restart the server and replay, one unit (a call, or
+# a transaction) per pipeline from a fresh dataset, what ran since the last
+# reseed, to name the first unit that fails. Returns the message.
+proc diagnose {units problem {history {}}} {
+    set msg "seed $::base_seed: $problem\n[probe]"
+    # The units as Tcl lists, for replaying by hand.
+    set path [file join $::cairn(tmp) failed-[incr ::nfailed].tcl]
+    set f [open $path w]
+    fconfigure $f -translation binary
+    puts $f [list set history $history]
+    puts $f [list set units $units]
+    close $f
+    append msg "\n(history and batch saved in $path)"
     close_all
     kill_server $::srv
     setup_server
     reseed $::c
-    foreach argv $calls {
-        set p [run_pipeline [list $argv]]
+    set all [concat $history $units]
+    set i 0
+    foreach unit $all {
+        incr i
+        set p [run_pipeline $unit]
         if {$p ne ""} {
-            append msg "\nfirst failing call alone: [show_argv $argv]\n  -> $p"
-            if {![server_alive $::srv]} {
-                append msg "\n[::cairn_h::tail_file [file join [dict get $::srv dir] stdout] 25]"
+            if {[llength $all] > 1} {
+                append msg "\nreplayed alone after $i of [llength $all] units from a fresh dataset:"
             }
+            append msg "\n  [join [lmap a $unit {show_argv $a}] "\n  "]\n  -> $p\n[probe]"
             close_all
             kill_server $::srv
             setup_server
             break
         }
     }
+    if {$i == [llength $all] && $p eq ""} { append msg "\nnot reproduced one unit at a time" }
     set ::dirty 1
     return $msg
 }
@@ -529,7 +651,7 @@ proc fuzz_command {name} {
         if {$check} { set d0 [digest] }
         set p [run_pipeline $calls]
         if {$p ne ""} {
-            lappend errors [diagnose $calls $p]
+            lappend errors [diagnose [lmap a $calls {list $a}] $p]
             continue
         }
         if {$name eq "config|set"} { restore_config }
@@ -551,9 +673,34 @@ proc fuzz_command {name} {
 
 setup_server
 load_commands
+index_examples
 build_dense_hll $::c
 reseed $::c
 dump_payloads $::c
+
+# CAIRN_FUZZ_REPLAY=FILE (a failed-N.tcl a failure saved): run its history
+# and batch again the way the fuzzer sent them, in pipelines of at least
+# $::batch calls from a fresh dataset, and say where it fails.
+if {[::cairn_h::envget CAIRN_FUZZ_REPLAY ""] ne ""} {
+    set f [open $::env(CAIRN_FUZZ_REPLAY) r]
+    fconfigure $f -translation binary
+    eval [read $f]
+    close $f
+    test "replay $::env(CAIRN_FUZZ_REPLAY)" {
+        set calls {}
+        set n 0
+        foreach unit [concat $history $units] {
+            lappend calls {*}$unit
+            incr n
+            if {[llength $calls] < $::batch && $n < [llength $history] + [llength $units]} continue
+            set p [run_pipeline $calls]
+            restore_config
+            if {$p ne ""} { error "after $n units: $p\n[probe]" }
+            set calls {}
+        }
+    }
+    finish
+}
 
 test "the dataset holds every type in every encoding" {
     foreach {k e} $::enc {
@@ -704,7 +851,7 @@ proc mixed_unit {names txnames} {
     }
     lappend calls MULTI
     for {set k [rnd 6]} {$k > 0} {incr k -1} {
-        lappend calls [gen_argv [pick $txnames]]
+        lappend calls [gen_call [pick $txnames] 1]
     }
     lappend calls [expr {[rnd 5] ? "EXEC" : "DISCARD"}]
     return $calls
@@ -712,28 +859,33 @@ proc mixed_unit {names txnames} {
 
 test "mixed stream of all commands, with MULTI/EXEC" {
     seed_for "mixed stream"
-    # RESET would end the transaction early and let a blocking command block;
-    # the unsubscribe commands would add replies to EXEC's array.
     set txnames {}
     foreach name [dict keys $::cmds] {
-        set why [exclusion $name]
-        if {($why eq "" || $why eq "blocking") && $name ni {reset unsubscribe punsubscribe sunsubscribe}
-                && ![string match debug* $name] && ![string match config* $name]} {
-            lappend txnames $name
-        }
+        if {[allowed [split $name |] 1] && [string match $::only $name]} { lappend txnames $name }
     }
+    # A HELLO 3 earlier in the stream turns the unsubscribe replies into
+    # pushes, which the reply count cannot foresee: they have their own
+    # batches above.
+    set names [lsearch -all -inline -not -regexp $fuzzed {^(p|s)?unsubscribe$}]
     set total [expr {$::rounds * 50}]
     set since_seed 0
     set ::dirty 1
     set errors {}
+    set history {}
     while {$total > 0 && [llength $errors] < 3} {
+        set units {}
         set calls {}
-        while {[llength $calls] < $::batch} { lappend calls {*}[mixed_unit $fuzzed $txnames] }
+        while {[llength $calls] < $::batch} {
+            set u [mixed_unit $names $txnames]
+            lappend units $u
+            lappend calls {*}$u
+        }
         if {$since_seed >= 1024} { set ::dirty 1 }
-        if {$::dirty} { reseed $::c; set since_seed 0 }
+        if {$::dirty} { reseed $::c; set since_seed 0; set history {} }
         set p [run_pipeline $calls]
-        if {$p ne ""} { lappend errors [diagnose $calls $p] }
+        if {$p ne ""} { lappend errors [diagnose $units $p $history] }
         restore_config
+        lappend history {*}$units
         incr since_seed [llength $calls]
         incr total -[llength $calls]
     }
