@@ -315,7 +315,7 @@ int rdbSaveRio(rio *r, long long *keys) {
     if (rdbSaveType(r, RDB_OPCODE_EOF) == -1) return -1;
     /* The checksum covers everything up to and including EOF; 0 means
      * "not computed" to a loader. */
-    uint64_t cksum = cfg.rdb_checksum ? r->cksum : 0;
+    uint64_t cksum = cfg.rdb_checksum ? rioChecksum(r) : 0;
     unsigned char buf[8];
     for (int j = 0; j < 8; j++) buf[j] = (unsigned char)((cksum >> (8 * j)) & 0xFF);
     if (rdbWriteRaw(r, buf, 8) == -1) return -1;

@@ -251,17 +251,6 @@ static int rdbLoadDoubleText(rio *r, double *d, sds *err) {
 
 /* ---- duplicate detection for compact blobs ---- */
 
-static uint64_t rdbSdsHash(const void *k) { return dictGenHashFunction(k, sdslen((sds)k)); }
-static int rdbSdsCompare(dict *d, const void *a, const void *b) {
-    (void)d;
-    return sdslen((sds)a) == sdslen((sds)b) && memcmp(a, b, sdslen((sds)a)) == 0;
-}
-static void rdbSdsFree(dict *d, void *k) {
-    (void)d;
-    sdsfree(k);
-}
-static dictType rdbDupDictType = {rdbSdsHash, NULL, NULL, rdbSdsCompare, rdbSdsFree, NULL, NULL};
-
 /* The entry at p as a new sds. */
 static sds rdbLpEntrySds(unsigned char *p) {
     unsigned char intbuf[LP_INTBUF_SIZE];
@@ -270,26 +259,53 @@ static sds rdbLpEntrySds(unsigned char *p) {
     return sdsnewlen(s, (size_t)len);
 }
 
+/* Duplicate detection without an allocation per entry: each checked entry's
+ * hash goes into a small open-addressing table of entry pointers, and two
+ * entries are compared only when their hashes are equal. Loading is
+ * dominated by small listpacks, so this runs for nearly every hash and
+ * sorted set in a file; the table lives on the stack up to 256 slots. */
+typedef struct rdbLpSlot {
+    uint64_t hash;
+    unsigned char *p; /* NULL: empty */
+} rdbLpSlot;
+
+static int rdbLpEntriesEqual(unsigned char *a, unsigned char *b) {
+    unsigned char ba[LP_INTBUF_SIZE], bb[LP_INTBUF_SIZE];
+    int64_t la, lb;
+    unsigned char *sa = lpGet(a, &la, ba), *sb = lpGet(b, &lb, bb);
+    return la == lb && memcmp(sa, sb, (size_t)la) == 0;
+}
+
 /* 1 if every `step`-th entry (from the first) of lp is distinct; *maxlen
  * gets the longest of all entries. */
 static int rdbLpCheckDistinct(unsigned char *lp, int step, size_t *maxlen) {
-    dict *seen = dictCreate(&rdbDupDictType);
+    rdbLpSlot local[256];
+    size_t want = 2 * (lpLength(lp) / (size_t)step + 1), size = 16;
+    while (size < want) size <<= 1;
+    rdbLpSlot *slots = size <= 256 ? local : zmalloc(sizeof(*slots) * size);
+    memset(slots, 0, sizeof(*slots) * size);
     int ok = 1, j = 0;
     *maxlen = 0;
     for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, p), j++) {
-        sds s = rdbLpEntrySds(p);
-        if (sdslen(s) > *maxlen) *maxlen = sdslen(s);
-        if (j % step != 0) {
-            sdsfree(s);
-            continue;
-        }
-        if (dictAdd(seen, s, NULL) != DICT_OK) {
-            sdsfree(s);
-            ok = 0;
-            break;
+        unsigned char intbuf[LP_INTBUF_SIZE];
+        int64_t len;
+        unsigned char *s = lpGet(p, &len, intbuf);
+        if ((size_t)len > *maxlen) *maxlen = (size_t)len;
+        if (j % step != 0 || !ok) continue;
+        uint64_t h = dictGenHashFunction(s, (size_t)len);
+        size_t i = h & (size - 1);
+        /* The table is at least twice the entries, so a free slot exists. */
+        for (; slots[i].p; i = (i + 1) & (size - 1))
+            if (slots[i].hash == h && rdbLpEntriesEqual(slots[i].p, p)) {
+                ok = 0;
+                break;
+            }
+        if (ok) {
+            slots[i].hash = h;
+            slots[i].p = p;
         }
     }
-    dictRelease(seen);
+    if (slots != local) zfree(slots);
     return ok;
 }
 
@@ -886,7 +902,7 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
         rdbKeyLoadDelay();
     }
     if (version >= 5) {
-        uint64_t computed = r->cksum, expected = 0;
+        uint64_t computed = rioChecksum(r), expected = 0;
         unsigned char b[8];
         if (!rioRead(r, b, 8)) {
             rdbSetError(&why, SHORT_READ);
@@ -917,21 +933,24 @@ int rdbLoadFile(const char *filename, int flags, rdbLoadStats *stats, sds *err) 
         *err = sdscatprintf(sdsempty(), "Can't open the RDB file %s for reading: %s", filename, strerror(errno));
         return -1;
     }
-    static char iobuf[256 * 1024];
-    setvbuf(fp, iobuf, _IOFBF, sizeof(iobuf));
     /* Any snapshot-compression setting reads all three forms: the frame
      * magic says which one this file is. */
     int codec = rioCodecDetect(fp);
     rio r;
     if (codec == RIO_CODEC_NONE) {
-        rioInitWithFile(&r, fp);
+        /* The fd rio's read-ahead is a plain memcpy per read: the loader
+         * reads a byte or a length at a time, and stdio's fread costs
+         * several times that per call. */
+        rioInitWithFd(&r, fileno(fp));
     } else if (!rioInitCodecReader(&r, fp, codec)) {
         *err = sdscatprintf(sdsempty(), "Can't set up %s decompression for %s", rioCodecName(codec), filename);
         fclose(fp);
         return -1;
     }
     int ret = rdbLoadRio(&r, flags, stats, err);
-    if (codec != RIO_CODEC_NONE) {
+    if (codec == RIO_CODEC_NONE) {
+        rioFreeFd(&r);
+    } else {
         if (ret == 0 && !rioCodecAtEnd(&r)) {
             *err = sdscatprintf(sdsempty(), "The %s frame around the RDB is truncated or corrupt (its end is missing)",
                                 rioCodecName(codec));

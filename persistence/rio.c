@@ -18,9 +18,29 @@
 
 void rioUpdateChecksum(rio *r, const void *buf, size_t len) { r->cksum = crc64(r->cksum, buf, len); }
 
+static size_t rioFdRead(rio *r, void *buf, size_t len);
+
 void rioEnableChecksum(rio *r) {
     r->flags |= RIO_FLAG_CHECKSUM;
     r->cksum = 0;
+    if (r->read_fn == rioFdRead) {
+        r->flags |= RIO_FLAG_CRC_DEFERRED;
+        r->io.fd.crc_from = r->io.fd.rpos;
+    }
+}
+
+/* Fold the consumed, not yet checksummed part of the fd rio's read-ahead
+ * into cksum. */
+static void rioFdSettleChecksum(rio *r) {
+    if (!(r->flags & RIO_FLAG_CRC_DEFERRED) || !(r->flags & RIO_FLAG_CHECKSUM)) return;
+    if (r->io.fd.rpos > r->io.fd.crc_from)
+        r->cksum = crc64(r->cksum, r->io.fd.buf + r->io.fd.crc_from, r->io.fd.rpos - r->io.fd.crc_from);
+    r->io.fd.crc_from = r->io.fd.rpos;
+}
+
+uint64_t rioChecksum(rio *r) {
+    if (r->read_fn == rioFdRead) rioFdSettleChecksum(r);
+    return r->cksum;
 }
 
 static void rioInitCommon(rio *r) {
@@ -155,8 +175,9 @@ static size_t rioFdRead(rio *r, void *buf, size_t len) {
             r->io.fd.pos += (off_t)n;
             continue;
         }
+        rioFdSettleChecksum(r);
         sdsclear(r->io.fd.buf);
-        r->io.fd.rpos = 0;
+        r->io.fd.rpos = r->io.fd.crc_from = 0;
         r->io.fd.buf = sdsMakeRoomFor(r->io.fd.buf, RIO_FD_BUFFER);
         ssize_t n = read(r->io.fd.fd, r->io.fd.buf, RIO_FD_BUFFER);
         if (n < 0 && errno == EINTR) continue;

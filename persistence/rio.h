@@ -22,6 +22,10 @@
 #define RIO_FLAG_READ_ERROR  (1 << 0)
 #define RIO_FLAG_WRITE_ERROR (1 << 1)
 #define RIO_FLAG_CHECKSUM    (1 << 2)
+/* The stream computes the checksum itself over whole buffers (the fd rio's
+ * read-ahead) instead of once per rioRead: loaders read a byte or a length
+ * at a time, and a CRC call per read cost more than the CRC itself. */
+#define RIO_FLAG_CRC_DEFERRED (1 << 3)
 
 typedef struct rio rio;
 struct rio {
@@ -47,6 +51,7 @@ struct rio {
             off_t pos;       /* bytes handed to the fd (writes) or consumed (reads) */
             sds buf;         /* pending writes, or read-ahead */
             size_t rpos;     /* consumed prefix of buf when reading */
+            size_t crc_from; /* reading: buf[crc_from..rpos) is not in cksum yet */
         } fd;
         struct {
             void *ctx;       /* the zstd or lz4 (de)compression context */
@@ -96,10 +101,14 @@ static inline size_t rioRead(rio *r, void *buf, size_t len) {
         r->flags |= RIO_FLAG_READ_ERROR;
         return 0;
     }
-    if (r->flags & RIO_FLAG_CHECKSUM) rioUpdateChecksum(r, buf, len);
+    if ((r->flags & (RIO_FLAG_CHECKSUM | RIO_FLAG_CRC_DEFERRED)) == RIO_FLAG_CHECKSUM)
+        rioUpdateChecksum(r, buf, len);
     r->processed_bytes += len;
     return 1;
 }
+
+/* The CRC64 of every byte read or written since rioEnableChecksum. */
+uint64_t rioChecksum(rio *r);
 
 static inline off_t rioTell(rio *r) { return r->tell_fn(r); }
 /* Push buffered bytes to the file or descriptor (stdio: fflush). 1 on success. */

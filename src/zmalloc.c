@@ -19,6 +19,13 @@
  * the process the symbol resolves to NULL and we report "libc". */
 extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
     __attribute__((weak));
+/* jemalloc's size-class arithmetic: the usable size malloc(size) returns,
+ * computed without the radix-tree lookup malloc_usable_size makes. */
+extern size_t nallocx(size_t size, int flags) __attribute__((weak));
+
+static inline size_t usable_of_new(void *ptr, size_t size) {
+    return nallocx ? nallocx(size, 0) : malloc_usable_size(ptr);
+}
 
 /* The main thread does nearly all the work, but lazy-free runs in a
  * background thread, so updates must not tear; relaxed ordering is enough
@@ -42,9 +49,10 @@ static void zmalloc_oom(size_t size) {
 
 void *zmalloc_usable(size_t size, size_t *usable) {
     /* malloc(0) may legally return NULL, which we would take for OOM. */
-    void *ptr = malloc(size ? size : 1);
+    if (!size) size = 1;
+    void *ptr = malloc(size);
     if (!ptr) zmalloc_oom(size);
-    size_t u = malloc_usable_size(ptr);
+    size_t u = usable_of_new(ptr, size);
     update_used(u, 0);
     if (usable) *usable = u;
     return ptr;
