@@ -132,10 +132,13 @@ static unsigned char *rdbReadBytes(rio *r, size_t len, sds *err) {
 #define RDB_LOAD_SDS 0   /* an sds */
 #define RDB_LOAD_PLAIN 1 /* a zmalloc'ed buffer of exactly *lenp bytes (blobs) */
 #define RDB_LOAD_OBJ 2   /* a string robj, integer-encoded when it can be */
+#define RDB_LOAD_KEY 3   /* an sds made as the keyspace makes keys (sdsnewkey) */
 
 static void *rdbFinishString(int mode, unsigned char *buf, size_t len) {
     if (mode == RDB_LOAD_PLAIN) return buf;
-    void *out = mode == RDB_LOAD_SDS ? (void *)sdsnewlen(buf, len) : (void *)createStringObject((char *)buf, len);
+    void *out = mode == RDB_LOAD_SDS   ? (void *)sdsnewlen(buf, len)
+                : mode == RDB_LOAD_KEY ? (void *)sdsnewkey(buf, len)
+                                       : (void *)createStringObject((char *)buf, len);
     zfree(buf);
     return out;
 }
@@ -188,6 +191,7 @@ static void *rdbLoadString(rio *r, int mode, size_t *lenp, sds *err) {
         int n = ll2string(buf, sizeof(buf), v);
         if (lenp) *lenp = (size_t)n;
         if (mode == RDB_LOAD_SDS) return sdsnewlen(buf, (size_t)n);
+        if (mode == RDB_LOAD_KEY) return sdsnewkey(buf, (size_t)n);
         unsigned char *p = zmalloc((size_t)n + 1);
         memcpy(p, buf, (size_t)n);
         return p;
@@ -197,8 +201,9 @@ static void *rdbLoadString(rio *r, int mode, size_t *lenp, sds *err) {
         return NULL;
     }
     if (lenp) *lenp = len;
-    if (mode == RDB_LOAD_SDS && len <= RDB_READ_CHUNK) {
-        sds s = sdsnewlen(NULL, len);
+    if ((mode == RDB_LOAD_SDS || mode == RDB_LOAD_KEY) && len <= RDB_READ_CHUNK) {
+        /* Read straight into the result: the bytes are overwritten at once. */
+        sds s = mode == RDB_LOAD_KEY ? sdsnewkey(NULL, len) : sdsnewlenuninit(len);
         if (len && !rioRead(r, s, len)) {
             sdsfree(s);
             goto short_read;
@@ -214,6 +219,9 @@ short_read:
 }
 
 static sds rdbLoadSds(rio *r, sds *err) { return rdbLoadString(r, RDB_LOAD_SDS, NULL, err); }
+/* Database keys and set members: the same sds form SET and SADD create, so
+ * a loaded dataset takes the memory the same commands would. */
+static sds rdbLoadKeySds(rio *r, sds *err) { return rdbLoadString(r, RDB_LOAD_KEY, NULL, err); }
 
 static int rdbLoadBinaryDouble(rio *r, double *d, sds *err) {
     unsigned char buf[8];
@@ -439,11 +447,9 @@ static robj *rdbLoadSetPlain(rio *r, sds *err) {
     if (n == 0) return NULL;
     robj *o = rdbSetCreateFor(n);
     for (uint64_t j = 0; j < n; j++) {
-        sds m = rdbLoadSds(r, err);
+        sds m = rdbLoadKeySds(r, err);
         if (!m) goto fail;
-        int added = setTypeAddSds(o, m);
-        sdsfree(m);
-        if (!added) {
+        if (!setTypeAddSdsOwned(o, m)) {
             rdbSetError(err, "Duplicate set members detected");
             goto fail;
         }
@@ -545,7 +551,7 @@ static int rdbZsetListpackCheck(unsigned char *lp, size_t *maxlen, sds *err) {
         return -1;
     }
     double prev = -INFINITY;
-    sds prevm = NULL;
+    unsigned char *prevp = NULL; /* the previous member, compared in place */
     for (unsigned char *p = lpFirst(lp); p; p = lpNext(lp, lpNext(lp, p))) {
         unsigned char *sp = lpNext(lp, p);
         unsigned int slen;
@@ -554,26 +560,23 @@ static int rdbZsetListpackCheck(unsigned char *lp, size_t *maxlen, sds *err) {
         double score = (double)ll;
         if (s && !string2d((const char *)s, slen, &score)) {
             rdbSetError(err, "Zset listpack with an invalid score");
-            sdsfree(prevm);
             return -1;
         }
-        sds m = rdbLpEntrySds(p);
-        int cmp = prevm ? (score > prev) - (score < prev) : 1;
-        if (prevm && cmp == 0) {
-            size_t l1 = sdslen(prevm), l2 = sdslen(m);
-            int c = memcmp(prevm, m, l1 < l2 ? l1 : l2);
+        int cmp = prevp ? (score > prev) - (score < prev) : 1;
+        if (prevp && cmp == 0) {
+            unsigned char b1[LP_INTBUF_SIZE], b2[LP_INTBUF_SIZE];
+            int64_t l1, l2;
+            unsigned char *m1 = lpGet(prevp, &l1, b1), *m2 = lpGet(p, &l2, b2);
+            int c = memcmp(m1, m2, (size_t)(l1 < l2 ? l1 : l2));
             cmp = c ? c < 0 ? 1 : -1 : l1 < l2 ? 1 : l1 > l2 ? -1 : 0;
         }
-        sdsfree(prevm);
-        prevm = m;
+        prevp = p;
         prev = score;
         if (cmp <= 0) {
             rdbSetError(err, cmp == 0 ? "Duplicate zset fields detected" : "Zset listpack out of order");
-            sdsfree(prevm);
             return -1;
         }
     }
-    sdsfree(prevm);
     return rdbLpCheckDistinct(lp, 2, maxlen) ? 0 : (rdbSetError(err, "Duplicate zset fields detected"), -1);
 }
 
@@ -867,7 +870,7 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
             rdbSetError(&why, "Unknown RDB opcode or value type %d", type);
             goto fail;
         }
-        sds key = rdbLoadSds(r, &why);
+        sds key = rdbLoadKeySds(r, &why);
         if (!key) goto fail;
         sds verr = NULL;
         robj *val = rdbLoadObject(type, r, &verr);

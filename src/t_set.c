@@ -224,6 +224,20 @@ robj *setTypeCreateDict(unsigned long size) {
     return set;
 }
 int setTypeAddSds(robj *set, sds member) { return setAdd(set, member); }
+int setTypeAddSdsOwned(robj *set, sds member) {
+    if (set->encoding != OBJ_ENCODING_HT) {
+        int added = setAdd(set, member);
+        sdsfree(member);
+        return added;
+    }
+    dictInsertPos pos;
+    if (dictFindOrPos(set->ptr, member, &pos)) {
+        sdsfree(member);
+        return 0;
+    }
+    dictInsertAtPos(set->ptr, member, &pos);
+    return 1;
+}
 void setTypeConvertToDict(robj *set) {
     if (set->encoding == OBJ_ENCODING_INTSET) setConvertToHT(set);
 }

@@ -48,6 +48,9 @@ int setTypeIsMemberInt(robj *set, long long ll);
 robj *setTypeCreateIntset(void);
 robj *setTypeCreateDict(unsigned long size);
 int setTypeAddSds(robj *set, sds member); /* 1 added, 0 already a member */
+/* The same, taking ownership of member (made by sdsnewkey, as the set's own
+ * members are): a dict set keeps it, otherwise it is freed. */
+int setTypeAddSdsOwned(robj *set, sds member);
 void setTypeConvertToDict(robj *set);     /* intset -> hashtable */
 
 void saddCommand(struct client *c);
