@@ -49,74 +49,62 @@ proc make_fuzz {target args} {
     return [run_cmd make -s -C $::fuzzdir $target {*}$args]
 }
 
-test "seed corpus replays cleanly under gcc ASan+UBSan (replay-resp)" {
+# Builds the replayer `target` and replays every seed in `dir` with it;
+# the seed count must lie within min..max (a corpus that vanished or grew
+# by accident shows).
+proc replay_corpus {target dir min max} {
     if {[auto_execok make] eq ""} { skip_test "make not found" }
-    lassign [make_fuzz replay-resp] rc out
+    lassign [make_fuzz $target] rc out
     if {$rc != 0} {
-        skip_test "replay-resp does not build (gcc with -fsanitize=address,undefined): [oneline $out]"
+        skip_test "$target does not build (gcc with -fsanitize=address,undefined): [oneline $out]"
     }
-    set seeds [glob -nocomplain -type f -directory $corpus *]
-    assert_range [llength $seeds] 20 40 "seed files in tests/fuzz/corpus"
-    lassign [run_cmd [file join $fuzzdir replay-resp] $corpus] rc out
+    set seeds [glob -nocomplain -type f -directory $dir *]
+    assert_range [llength $seeds] $min $max "seed files in $dir"
+    lassign [run_cmd [file join $::fuzzdir $target] $dir] rc out
     if {$rc != 0} {
-        error "replay-resp exited with status $rc:\n[tail_lines $out 25]"
+        error "$target exited with status $rc:\n[tail_lines $out 25]"
     }
     assert_match "*[llength $seeds] inputs replayed without a failure*" $out
+}
+
+# Builds the libFuzzer binary `target` and runs `runtarget` (a Makefile
+# target) for $::fuzz_seconds; any artifact or failure fails the test.
+proc fuzz_session {target runtarget name args} {
+    if {[auto_execok make] eq ""} { skip_test "make not found" }
+    lassign [make_fuzz $target] rc out
+    if {$rc != 0} {
+        skip_test "$target does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [oneline $out]"
+    }
+    set work [file join $::cairn(tmp) $name]
+    lassign [make_fuzz $runtarget SECONDS=$::fuzz_seconds WORK=$work {*}$args] rc out
+    set log [file join $::cairn(tmp) $name.log]
+    set f [open $log w]
+    puts $f $out
+    close $f
+    set artifacts [glob -nocomplain -type f -directory [file join $work artifacts] *]
+    if {$rc != 0 || [llength $artifacts]} {
+        error "libFuzzer failed (status $rc, artifacts: $artifacts), log in $log:\n[tail_lines $out 30]"
+    }
+    assert_match "*Done * runs in * second*" $out
+    # The session really ran: it executed inputs.
+    assert [regexp {stat::number_of_executed_units:\s+(\d+)} $out -> execs] "no exec count in the output"
+    assert {$execs > 1000} "too few executions"
+}
+
+test "seed corpus replays cleanly under gcc ASan+UBSan (replay-resp)" {
+    replay_corpus replay-resp $corpus 20 40
 }
 
 test "${fuzz_seconds} s libFuzzer session finds no crash (fuzz-resp)" {
-    if {[auto_execok make] eq ""} { skip_test "make not found" }
-    lassign [make_fuzz fuzz-resp] rc out
-    if {$rc != 0} {
-        skip_test "fuzz-resp does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [oneline $out]"
-    }
-    set work [file join $::cairn(tmp) fuzz]
-    lassign [make_fuzz run SECONDS=$fuzz_seconds WORK=$work MAX_LEN=4096] rc out
-    set f [open [file join $::cairn(tmp) fuzz.log] w]
-    puts $f $out
-    close $f
-    set artifacts [glob -nocomplain -type f -directory [file join $work artifacts] *]
-    if {$rc != 0 || [llength $artifacts]} {
-        error "libFuzzer failed (status $rc, artifacts: $artifacts), log in $::cairn(tmp)/fuzz.log:\n[tail_lines $out 30]"
-    }
-    assert_match "*Done * runs in * second*" $out
-    # The session really ran: it executed inputs and saw parser coverage.
-    assert [regexp {stat::number_of_executed_units:\s+(\d+)} $out -> execs] "no exec count in the output"
-    assert {$execs > 1000} "too few executions"
+    fuzz_session fuzz-resp run fuzz MAX_LEN=4096
 }
 
 test "snapshot and RESTORE seeds replay cleanly under gcc ASan+UBSan (replay-rdb)" {
-    if {[auto_execok make] eq ""} { skip_test "make not found" }
-    lassign [make_fuzz replay-rdb] rc out
-    if {$rc != 0} {
-        skip_test "replay-rdb does not build (gcc with -fsanitize=address,undefined): [oneline $out]"
-    }
-    set seeds [glob -nocomplain -type f -directory $rdb_corpus *]
-    assert {[llength $seeds] >= 20} "seed files in tests/fuzz/corpus-rdb"
-    lassign [run_cmd [file join $fuzzdir replay-rdb] $rdb_corpus] rc out
-    if {$rc != 0} {
-        error "replay-rdb exited with status $rc:\n[tail_lines $out 25]"
-    }
-    assert_match "*[llength $seeds] inputs replayed without a failure*" $out
+    replay_corpus replay-rdb $rdb_corpus 20 200
 }
 
 test "${fuzz_seconds} s libFuzzer session on the loader finds no crash (fuzz-rdb)" {
-    if {[auto_execok make] eq ""} { skip_test "make not found" }
-    lassign [make_fuzz fuzz-rdb] rc out
-    if {$rc != 0} {
-        skip_test "fuzz-rdb does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [oneline $out]"
-    }
-    set work [file join $::cairn(tmp) fuzz-rdb]
-    lassign [make_fuzz run-rdb SECONDS=$fuzz_seconds WORK=$work] rc out
-    set f [open [file join $::cairn(tmp) fuzz-rdb.log] w]
-    puts $f $out
-    close $f
-    set artifacts [glob -nocomplain -type f -directory [file join $work artifacts] *]
-    if {$rc != 0 || [llength $artifacts]} {
-        error "libFuzzer failed (status $rc, artifacts: $artifacts), log in $::cairn(tmp)/fuzz-rdb.log:\n[tail_lines $out 30]"
-    }
-    assert [regexp {stat::number_of_executed_units:\s+(\d+)} $out -> execs] "no exec count in the output"
-    assert {$execs > 1000} "too few executions"
+    fuzz_session fuzz-rdb run-rdb fuzz-rdb
 }
 
 finish
