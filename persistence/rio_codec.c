@@ -76,17 +76,23 @@ static int rioCodecFlushNoop(rio *r) {
     return 1;
 }
 
-int rioInitCodecWriter(rio *r, rio *inner, int codec) {
+/* What both directions share: no flush of their own, tell is the
+ * uncompressed position, and a buffer of compressed bytes. */
+static void rioCodecInitCommon(rio *r, int codec, size_t cap) {
     memset(r, 0, sizeof(*r));
-    r->read_fn = rioCodecNoRead;
     r->tell_fn = rioCodecTell;
     r->flush_fn = rioCodecFlushNoop;
     r->io.codec.codec = codec;
-    r->io.codec.inner = inner;
+    r->io.codec.cap = cap;
+    r->io.codec.buf = zmalloc(cap);
+}
+
+int rioInitCodecWriter(rio *r, rio *inner, int codec) {
     /* Room for the worst case of the biggest piece lz4 is fed at once. */
-    r->io.codec.cap = LZ4F_compressBound(RIO_CODEC_CHUNK / 2, NULL) + 64;
-    if (r->io.codec.cap < RIO_CODEC_CHUNK) r->io.codec.cap = RIO_CODEC_CHUNK;
-    r->io.codec.buf = zmalloc(r->io.codec.cap);
+    size_t cap = LZ4F_compressBound(RIO_CODEC_CHUNK / 2, NULL) + 64;
+    rioCodecInitCommon(r, codec, cap < RIO_CODEC_CHUNK ? RIO_CODEC_CHUNK : cap);
+    r->read_fn = rioCodecNoRead;
+    r->io.codec.inner = inner;
     if (codec == RIO_CODEC_ZSTD) {
         ZSTD_CCtx *cctx = ZSTD_createCCtx();
         if (!cctx) goto fail;
@@ -196,14 +202,9 @@ int rioCodecDetect(FILE *fp) {
 }
 
 int rioInitCodecReader(rio *r, FILE *fp, int codec) {
-    memset(r, 0, sizeof(*r));
+    rioCodecInitCommon(r, codec, RIO_CODEC_CHUNK);
     r->write_fn = rioCodecNoWrite;
-    r->tell_fn = rioCodecTell;
-    r->flush_fn = rioCodecFlushNoop;
-    r->io.codec.codec = codec;
     r->io.codec.fp = fp;
-    r->io.codec.cap = RIO_CODEC_CHUNK;
-    r->io.codec.buf = zmalloc(r->io.codec.cap);
     if (codec == RIO_CODEC_ZSTD) {
         r->io.codec.ctx = ZSTD_createDCtx();
         r->read_fn = rioZstdRead;
