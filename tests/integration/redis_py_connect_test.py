@@ -23,16 +23,20 @@ Prints "[ok] NAME", "[err] NAME: MESSAGE" or "[skip] NAME: REASON" per test
 and, as the last line, "N passed, N failed"; exits 1 if anything failed.
 """
 
+import os
 import sys
-import traceback
+
+# The shared harness: tests/helpers/pyharness.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "helpers"))
+import pyharness  # noqa: E402
+from pyharness import Skip, check, eq, test  # noqa: E402
 
 try:
     import redis
     from redis.commands.parser import CommandsParser
 except ImportError as exc:  # pragma: no cover
-    print("[skip] redis-py: cannot import redis: %s" % exc)
-    print("0 passed, 0 failed")
-    sys.exit(0)
+    pyharness.skip_script("redis-py", "cannot import redis: %s" % exc)
 
 if len(sys.argv) != 5:
     sys.stderr.write("usage: %s HOST PORT AUTH_PORT PASSWORD\n" % sys.argv[0])
@@ -48,42 +52,9 @@ SETINFO = "unknown subcommand 'SETINFO'. Try CLIENT HELP."
 
 R = redis.Redis(host=HOST, port=PORT, db=DB, decode_responses=True, socket_timeout=10)
 
-TESTS = []
-passed = 0
-failed = 0
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-class Skip(Exception):
-    pass
-
-
-def eq(expected, actual, what=""):
-    if expected != actual:
-        raise AssertionError("%sexpected %r but got %r"
-                             % (what + ": " if what else "", expected, actual))
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def raises(exc_class, fn, *args, **kwargs):
-    """fn(*args) must raise exc_class (exactly, not a subclass, so that an
-    error mapped to a special class shows); returns the message."""
-    try:
-        res = fn(*args, **kwargs)
-    except Exception as e:  # noqa: BLE001
-        if type(e) is not exc_class:
-            raise AssertionError("expected %s but got %s: %s"
-                                 % (exc_class.__name__, type(e).__name__, e))
-        return str(e)
-    raise AssertionError("expected %s but got the reply %r" % (exc_class.__name__, res))
+# raises(exc_class, fn, *args) wants exactly exc_class (not a subclass, so
+# that an error mapped to a special class shows); returns the message.
+raises = pyharness.raiser(exact=True)
 
 
 def single(port=PORT, **kwargs):
@@ -423,35 +394,8 @@ def transaction_with_handshake_commands():
 
 
 def main():
-    global passed, failed
-    for fn in TESTS:
-        name = fn.__name__
-        try:
-            R.flushdb()
-            fn()
-        except Skip as e:
-            print("[skip] %s: %s" % (name, e))
-        except Exception as e:  # noqa: BLE001
-            failed += 1
-            lines = ["%s: %s" % (type(e).__name__, e)]
-            if not isinstance(e, (AssertionError, redis.ResponseError)):
-                lines += traceback.format_exc().rstrip().split("\n")[-6:]
-            else:
-                tb = traceback.extract_tb(e.__traceback__)
-                mine = [f for f in tb if f.name == name] or tb[-1:]
-                if mine:
-                    lines.append("at line %d: %s" % (mine[-1].lineno, mine[-1].line))
-            print("[err] %s: %s" % (name, "\n    ".join(lines)))
-        else:
-            passed += 1
-            print("[ok] %s" % name)
-        sys.stdout.flush()
-    try:
-        R.flushdb()
-    except Exception:  # noqa: BLE001
-        pass
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return pyharness.main(R.flushdb, at_end=R.flushdb,
+                          brief=(AssertionError, redis.ResponseError))
 
 
 if __name__ == "__main__":

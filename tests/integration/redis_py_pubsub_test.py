@@ -15,17 +15,21 @@ Prints "[ok] NAME", "[err] NAME: MESSAGE" or "[skip] NAME: REASON" per test
 and, as the last line, "N passed, N failed"; exits 1 if anything failed.
 """
 
+import os
 import sys
 import threading
 import time
-import traceback
+
+# The shared harness: tests/helpers/pyharness.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "helpers"))
+import pyharness  # noqa: E402
+from pyharness import check, eq, test  # noqa: E402
 
 try:
     import redis
 except ImportError as exc:  # pragma: no cover
-    print("[skip] redis-py pubsub: cannot import redis: %s" % exc)
-    print("0 passed, 0 failed")
-    sys.exit(0)
+    pyharness.skip_script("redis-py pubsub", "cannot import redis: %s" % exc)
 
 if len(sys.argv) < 3:
     sys.stderr.write("usage: %s HOST PORT\n" % sys.argv[0])
@@ -48,39 +52,9 @@ R = new_client()                  # the main connection pool
 W = new_client()                  # "another client": writes behind R's back
 R2 = new_client(db=OTHER_DB)
 
-TESTS = []
-passed = 0
-failed = 0
 to_close = []                     # pubsubs / clients a test opened
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-class Skip(Exception):
-    pass
-
-
-def eq(expected, actual, what=""):
-    if expected != actual:
-        raise AssertionError("%sexpected %r but got %r"
-                             % (what + ": " if what else "", expected, actual))
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def raises(exc_class, fn, *args, **kwargs):
-    """fn(*args) must raise exc_class; returns the exception."""
-    try:
-        res = fn(*args, **kwargs)
-    except exc_class as e:
-        return e
-    raise AssertionError("expected %s but got %r" % (exc_class.__name__, res))
+# raises(exc_class, fn, *args) returns the exception.
+raises = pyharness.raiser(returns="exception", no_raise="expected %s but got %r")
 
 
 def pubsub(client=None, **kwargs):
@@ -703,43 +677,25 @@ def client_tracking_bcast_prefix():
     check("does not exist" in str(e), str(e))
 
 
-def main():
-    global passed, failed, to_close
-    for fn in TESTS:
-        name = fn.__name__
+def close_opened():
+    """Closes what the test just run opened (errors ignored)."""
+    global to_close
+    for obj in to_close:
         try:
-            R.flushdb()
-            fn()
-        except Skip as e:
-            print("[skip] %s: %s" % (name, e))
-        except Exception as e:  # noqa: BLE001
-            failed += 1
-            lines = ["%s: %s" % (type(e).__name__, e)]
-            if not isinstance(e, (AssertionError, redis.ResponseError)):
-                lines += traceback.format_exc().rstrip().split("\n")[-6:]
-            else:
-                tb = traceback.extract_tb(e.__traceback__)
-                mine = [f for f in tb if f.name == name] or tb[-1:]
-                if mine:
-                    lines.append("at line %d: %s" % (mine[-1].lineno, mine[-1].line))
-            print("[err] %s: %s" % (name, "\n    ".join(lines)))
-        else:
-            passed += 1
-            print("[ok] %s" % name)
-        for obj in to_close:
-            try:
-                obj.close()
-            except Exception:  # noqa: BLE001
-                pass
-        to_close = []
-        sys.stdout.flush()
-    try:
-        R.flushdb()
-        R2.flushdb()
-    except Exception:  # noqa: BLE001
-        pass
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+            obj.close()
+        except Exception:  # noqa: BLE001
+            pass
+    to_close = []
+
+
+def flush_all():
+    R.flushdb()
+    R2.flushdb()
+
+
+def main():
+    return pyharness.main(R.flushdb, after_each=close_opened, at_end=flush_all,
+                          brief=(AssertionError, redis.ResponseError))
 
 
 if __name__ == "__main__":

@@ -11,17 +11,21 @@ and, as the last line, "N passed, N failed"; exits 1 if anything failed.
 """
 
 import datetime
+import os
 import sys
 import threading
 import time
-import traceback
+
+# The shared harness: tests/helpers/pyharness.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "helpers"))
+import pyharness  # noqa: E402
+from pyharness import Skip, check, eq, test  # noqa: E402
 
 try:
     import redis
 except ImportError as exc:  # pragma: no cover
-    print("[skip] redis-py: cannot import redis: %s" % exc)
-    print("0 passed, 0 failed")
-    sys.exit(0)
+    pyharness.skip_script("redis-py", "cannot import redis: %s" % exc)
 
 if len(sys.argv) < 3:
     sys.stderr.write("usage: %s HOST PORT [UNIX_SOCKET_PATH]\n" % sys.argv[0])
@@ -40,39 +44,8 @@ RB = redis.Redis(host=HOST, port=PORT, db=DB, decode_responses=False,
 R2 = redis.Redis(host=HOST, port=PORT, db=OTHER_DB, decode_responses=True,
                  socket_timeout=10)
 
-TESTS = []
-passed = 0
-failed = 0
-
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-class Skip(Exception):
-    pass
-
-
-def eq(expected, actual, what=""):
-    if expected != actual:
-        raise AssertionError("%sexpected %r but got %r"
-                             % (what + ": " if what else "", expected, actual))
-
-
-def check(cond, what):
-    if not cond:
-        raise AssertionError(what)
-
-
-def raises(exc_class, fn, *args, **kwargs):
-    """fn(*args) must raise exc_class; returns the exception message."""
-    try:
-        res = fn(*args, **kwargs)
-    except exc_class as e:
-        return str(e)
-    raise AssertionError("expected %s but got the reply %r"
-                         % (exc_class.__name__, res))
+# raises(exc_class, fn, *args) returns the exception message.
+raises = pyharness.raiser()
 
 
 @test
@@ -582,35 +555,8 @@ def unix_socket():
 
 
 def main():
-    global passed, failed
-    for fn in TESTS:
-        name = fn.__name__
-        try:
-            R.flushdb()
-            fn()
-        except Skip as e:
-            print("[skip] %s: %s" % (name, e))
-        except Exception as e:  # noqa: BLE001
-            failed += 1
-            lines = ["%s: %s" % (type(e).__name__, e)]
-            if not isinstance(e, (AssertionError, redis.ResponseError)):
-                lines += traceback.format_exc().rstrip().split("\n")[-6:]
-            else:
-                tb = traceback.extract_tb(e.__traceback__)
-                mine = [f for f in tb if f.name == name] or tb[-1:]
-                if mine:
-                    lines.append("at line %d: %s" % (mine[-1].lineno, mine[-1].line))
-            print("[err] %s: %s" % (name, "\n    ".join(lines)))
-        else:
-            passed += 1
-            print("[ok] %s" % name)
-        sys.stdout.flush()
-    try:
-        R.flushdb()
-    except Exception:  # noqa: BLE001
-        pass
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return pyharness.main(R.flushdb, at_end=R.flushdb,
+                          brief=(AssertionError, redis.ResponseError))
 
 
 if __name__ == "__main__":
