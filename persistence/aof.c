@@ -108,6 +108,15 @@ static struct {
     int inited;
 } aof;
 
+/* Test hook: the environment variable CAIRN_DEBUG_AOF_FSYNC_DELAY_MS makes
+ * every AOF fsync on the bio thread take that much longer (a slow disk),
+ * so tests can watch replies wait while the loop keeps serving. */
+static int debug_fsync_delay_ms;
+
+static void aofDebugDelay(void) {
+    if (debug_fsync_delay_ms) usleep((useconds_t)debug_fsync_delay_ms * 1000);
+}
+
 /* Written by the fsync job on the bio thread, read by the loop. */
 static int bio_fsync_status = C_OK, bio_fsync_errno = 0;
 
@@ -161,6 +170,7 @@ typedef struct aofFdJob {
 
 static void aofFdJobRun(void *arg) {
     aofFdJob *j = arg;
+    aofDebugDelay();
     if (fdatasync(j->fd) == -1 && errno != EBADF && errno != EINVAL) {
         __atomic_store_n(&bio_fsync_errno, errno, __ATOMIC_RELAXED);
         __atomic_store_n(&bio_fsync_status, C_ERR, __ATOMIC_RELEASE);
@@ -540,6 +550,7 @@ static void aofWriteJobRun(void *arg) {
             iov->iov_len -= (size_t)w;
         }
     }
+    if (j->ok) aofDebugDelay();
     if (j->ok && fdatasync(j->fd) == -1) {
         j->ok = 0;
         j->err = errno;
@@ -630,22 +641,58 @@ static int aofFlushAll(void) {
 
 /* ---- held replies ---- */
 
-void aofNoteReply(client *c) { c->aof_wait_offset = streamOffset(); }
+void aofNoteReply(client *c) { c->aof_reply_offset = streamOffset(); }
 
-/* c->aof_wait_offset is the stream offset c's output depends on: set by
- * every keyspace command it runs (aofNoteReply). Clients that receive
- * pushes caused by others' writes (Pub/Sub and keyspace events, MONITOR,
- * tracking invalidations) depend on the whole stream. */
+/* What c's new output depends on: the stream offset its last keyspace
+ * command left (aofNoteReply), or, for clients that receive pushes caused
+ * by others' writes (Pub/Sub and keyspace events, MONITOR, tracking
+ * invalidations), the whole stream so far.
+ *
+ * A held client's output is two segments: the first aof_hold_bytes bytes
+ * wait for aof_wait_offset, whatever was appended after them waits for
+ * aof_next_offset. Output that arrives while a client is held thus never
+ * delays what was already waiting (a subscriber under constant writes is
+ * still served after each fsync). */
 int aofClientMustWait(client *c) {
     if (!aof_hold_active) return 0;
-    if (c->flags & (CLIENT_PUBSUB | CLIENT_MONITOR | CLIENT_TRACKING))
-        c->aof_wait_offset = streamOffset();
-    if (c->flags & CLIENT_AOF_WAIT) return 1;
-    if (aof.durable_off >= c->aof_wait_offset) return 0;
-    c->flags |= CLIENT_AOF_WAIT;
-    c->aof_held_next = aof.held;
-    aof.held = c;
+    long long need = (c->flags & (CLIENT_PUBSUB | CLIENT_MONITOR | CLIENT_TRACKING)) ? streamOffset()
+                                                                                   : c->aof_reply_offset;
+    size_t pending = replyPendingBytes(c);
+    if (!(c->flags & CLIENT_AOF_WAIT)) {
+        if (aof.durable_off >= need) return 0;
+        c->flags |= CLIENT_AOF_WAIT;
+        c->aof_wait_offset = need;
+        c->aof_hold_bytes = pending;
+        c->aof_next_offset = 0;
+        c->aof_held_next = aof.held;
+        aof.held = c;
+        return 1;
+    }
+    if (pending > c->aof_hold_bytes) {
+        if (c->aof_next_offset == 0 && need <= c->aof_wait_offset) c->aof_hold_bytes = pending;
+        else if (need > c->aof_next_offset) c->aof_next_offset = need;
+    }
     return 1;
+}
+
+/* The first segment of a held client is covered, the second is not:
+ * write the first now and make the second the one waiting. */
+static void aofReleasePrefix(client *c) {
+    if (c->aof_hold_bytes && !(c->flags & CLIENT_CLOSE_ASAP)) {
+        size_t before = replyPendingBytes(c);
+        c->write_limit = c->aof_hold_bytes;
+        int ok = clientWrite(c, 0) == C_OK;
+        c->write_limit = 0;
+        if (!ok) return;
+        size_t written = before - replyPendingBytes(c);
+        c->aof_hold_bytes -= written < c->aof_hold_bytes ? written : c->aof_hold_bytes;
+    }
+    if (c->aof_hold_bytes == 0) {
+        /* (a socket that took only part of it is retried at the next fsync) */
+        c->aof_wait_offset = c->aof_next_offset;
+        c->aof_hold_bytes = replyPendingBytes(c);
+        c->aof_next_offset = 0;
+    }
 }
 
 static void listRemove(client **head, client *c) {
@@ -669,6 +716,11 @@ static void aofReleaseHeld(int all) {
     client **pp = &aof.held;
     while (*pp) {
         client *c = *pp;
+        if (!all && c->aof_wait_offset <= aof.durable_off && c->aof_next_offset > aof.durable_off) {
+            aofReleasePrefix(c);
+            pp = &c->aof_held_next;
+            continue;
+        }
         if (all || c->aof_wait_offset <= aof.durable_off) {
             *pp = c->aof_held_next;
             c->flags &= ~CLIENT_AOF_WAIT;
@@ -693,17 +745,30 @@ static void aofReleaseHeld(int all) {
     }
 }
 
+/* Released output goes out before the client's waiting commands run, so
+ * their replies (which may wait again) do not hold it back. */
 static void aofResumeClients(void) {
+    client *later = NULL;
     while (aof.resume) {
         client *c = aof.resume;
         aof.resume = c->aof_held_next;
         c->aof_held_next = NULL;
         c->flags &= ~CLIENT_AOF_RESUME;
         if (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_AOF_WAIT)) continue;
+        if (clientHasPendingReplies(c) && (clientWrite(c, 0) != C_OK || clientHasPendingReplies(c))) {
+            if (c->flags & CLIENT_CLOSE_ASAP) continue;
+            /* The socket is full: the rest is written as usual first. */
+            replyBegin(c);
+            c->flags |= CLIENT_AOF_RESUME;
+            c->aof_held_next = later;
+            later = c;
+            continue;
+        }
         server.current_client = c;
         clientProcessInput(c);
         server.current_client = NULL;
     }
+    aof.resume = later;
 }
 
 /* ---- the loop hooks ---- */
@@ -1026,6 +1091,8 @@ void aofInit(void) {
     aof.pipe_rd = p[0];
     aof.pipe_wr = p[1];
     if (server.el) elAddFile(server.el, aof.pipe_rd, EV_READABLE, aofWriterDone, NULL);
+    const char *delay = getenv("CAIRN_DEBUG_AOF_FSYNC_DELAY_MS");
+    if (delay) debug_fsync_delay_ms = atoi(delay);
     cfgHooks.apply_appendonly = applyAppendonly;
     cfgHooks.apply_appendfsync = applyAppendfsync;
     /* A file size limit shows up as EFBIG on write, not as a signal. */

@@ -284,7 +284,10 @@ static void clientReadHandler(connection *conn) {
  * client was scheduled to be freed. */
 int clientWrite(client *c, int handler_installed) {
     ssize_t total = 0;
-    while (clientHasPendingReplies(c)) {
+    /* A limit (the AOF releasing the covered prefix of held output) writes
+     * only that many bytes from the front. */
+    size_t limit = c->write_limit ? c->write_limit : SIZE_MAX;
+    while (clientHasPendingReplies(c) && limit) {
         struct iovec iov[CLIENT_IOV_MAX];
         int cnt = 0;
         size_t off = c->sentlen;
@@ -304,6 +307,17 @@ int clientWrite(client *c, int handler_installed) {
             cnt++;
             off = 0;
         }
+        if (limit != SIZE_MAX) {
+            size_t sum = 0;
+            for (int k = 0; k < cnt; k++) {
+                if (sum + iov[k].iov_len >= limit) {
+                    iov[k].iov_len = limit - sum;
+                    cnt = k + 1;
+                    break;
+                }
+                sum += iov[k].iov_len;
+            }
+        }
         /* The common case is one buffer: plain write is cheaper in the kernel. */
         ssize_t n = cnt == 1   ? connWrite(c->conn, iov[0].iov_base, iov[0].iov_len)
                     : cnt > 1 ? connWritev(c->conn, iov, cnt)
@@ -317,6 +331,7 @@ int clientWrite(client *c, int handler_installed) {
             if (cnt) break;
         }
         total += n;
+        if (limit != SIZE_MAX && n > 0) limit -= (size_t)n;
         /* bufpos only grows until the buffer is written, so its peak is
          * seen here, without a check on every append. */
         if (c->bufpos > c->buf_peak) c->buf_peak = c->bufpos;

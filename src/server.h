@@ -238,8 +238,13 @@ typedef struct client {
     uint64_t tracking_redirect;  /* 0: none */
     sds *tracking_prefixes;      /* BCAST prefixes */
     int tracking_nprefixes;
-    /* appendfsync always (aof.c): output waits until this stream offset is on disk */
-    long long aof_wait_offset;
+    /* appendfsync always (aof.c): held output is a prefix of aof_hold_bytes
+     * bytes waiting for aof_wait_offset to be on disk, then (if
+     * aof_next_offset) the rest, waiting for aof_next_offset */
+    long long aof_reply_offset; /* stream offset the last keyspace command's reply shows */
+    long long aof_wait_offset, aof_next_offset;
+    size_t aof_hold_bytes;
+    size_t write_limit;          /* clientWrite writes at most this many bytes (0: no limit) */
     struct client *aof_held_next;
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */

@@ -559,6 +559,69 @@ test "appendfsync always: pipelined clients are all answered, in order, with eve
     kill_server $srv
 }
 
+# A slow disk (cairn's test hook): every AOF fsync takes ms longer.
+proc slow_fsync_server {ms args} {
+    set ::env(CAIRN_DEBUG_AOF_FSYNC_DELAY_MS) $ms
+    try {
+        return [aof_server {*}$args]
+    } finally {
+        unset ::env(CAIRN_DEBUG_AOF_FSYNC_DELAY_MS)
+    }
+}
+
+test "appendfsync always: a reply waits for its fsync while the loop serves others" {
+    if {!$is_cairn} { skip_test "uses cairn's slow-fsync test hook" }
+    set srv [slow_fsync_server 400 appendfsync always]
+    set a [client $srv]
+    set b [client $srv]
+    r $b SET other 1
+    set t0 [clock milliseconds]
+    send_cmd $a SET k v
+    # the loop is not blocked by the fsync: PING comes back at once
+    after 50
+    assert_equal PONG [r $b PING]
+    assert {[clock milliseconds] - $t0 < 300}
+    # a read of the just-written key waits with it (linearizable)
+    assert_equal v [r $b GET k]
+    set tget [clock milliseconds]
+    assert {$tget - $t0 >= 350}
+    assert_equal OK [read_reply $a]
+    # and by then it is in the file
+    assert_match "*SET*k*v*" [read_file [last_incr $srv]]
+    kill_server $srv
+}
+
+test "appendfsync always: a subscriber gets keyspace events while writes never pause" {
+    if {![file executable /usr/bin/redis-benchmark]} { skip_test "no redis-benchmark" }
+    if {$is_cairn} {
+        set srv [slow_fsync_server 20 appendfsync always notify-keyspace-events KA]
+    } else {
+        set srv [aof_server appendfsync always notify-keyspace-events KA]
+    }
+    set sub [client $srv -timeout 3000]
+    r $sub PSUBSCRIBE __keyspace@0__:*
+    set c [client $srv]
+    set bench [exec /usr/bin/redis-benchmark -p [dict get $srv port] -t set -c 50 -n 100000000 -r 1000 -q > /dev/null 2>@1 &]
+    try {
+        # wait until the writes flow
+        wait_for {[info_field $c aof_current_size] - [info_field $c aof_base_size] > 100000}
+        # messages keep arriving (each within 1.5 s) while the writers never stop
+        set_timeout $sub 1500
+        set until [expr {[clock milliseconds] + 2500}]
+        set n 0
+        while {[clock milliseconds] < $until} {
+            set m [read_reply $sub]
+            assert_equal pmessage [lindex $m 0]
+            incr n
+        }
+        assert {$n > 100}
+        assert_equal PONG [r $c PING]
+    } finally {
+        catch {exec kill $bench}
+    }
+    kill_server $srv
+}
+
 test "A failing disk under appendfsync always: writes refused with MISCONF, nothing acknowledged" {
     if {!$is_cairn} { skip_test "uses the file size limit (redis-server exits)" }
     # A wrapper that caps file sizes: writes past 64 KB fail with EFBIG.
