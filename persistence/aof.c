@@ -87,7 +87,7 @@ static struct {
     long long base_size;      /* current_size after the last rewrite / load */
     time_t last_fsync;
     long long fsynced_size;   /* everysec: incr_size when the last fsync was submitted */
-    time_t postponed_since;   /* everysec: write waiting for a running fsync */
+    long long postponed_since; /* everysec: unix ms since a write waits for a running fsync */
     long long delayed_fsync;
     int last_write_status;    /* C_OK / C_ERR */
     int last_write_errno;
@@ -489,10 +489,10 @@ static void aofFlushRelaxed(void) {
         /* The disk is busy with the last fsync: let the write wait (not
          * more than 2 s), as a write(2) now could block the loop. */
         if (aof.postponed_since == 0) {
-            aof.postponed_since = server.unixtime;
+            aof.postponed_since = server.unixtime_ms;
             return;
         }
-        if (server.unixtime - aof.postponed_since < 2) return;
+        if (server.unixtime_ms - aof.postponed_since < 2000) return;
         aof.delayed_fsync++;
         serverLog(LL_NOTICE, "Asynchronous AOF fsync is taking too long (disk is busy?). Writing the "
                              "AOF buffer without waiting for fsync to complete, this may slow down Redis.");

@@ -591,6 +591,25 @@ test "appendfsync always: a reply waits for its fsync while the loop serves othe
     kill_server $srv
 }
 
+test "appendfsync everysec: a slow fsync delays the write (at most ~2 s), never drops it" {
+    if {!$is_cairn} { skip_test "uses cairn's slow-fsync test hook" }
+    set srv [slow_fsync_server 3500 appendfsync everysec]
+    set c [client $srv]
+    r $c SET a 1
+    # that write started an fsync that takes 3.5 s; the next write waits for it
+    wait_for {[info_field $c aof_pending_bio_fsync] == 1}
+    set t0 [clock milliseconds]
+    assert_equal OK [r $c SET b 2]
+    assert {[clock milliseconds] - $t0 < 500} "everysec replies do not wait"
+    assert {[info_field $c aof_buffer_length] > 0}
+    assert_equal 0 [info_field $c aof_delayed_fsync]
+    wait_for {[info_field $c aof_buffer_length] == 0} 5000
+    assert {[clock milliseconds] - $t0 >= 1900}
+    assert_equal 1 [info_field $c aof_delayed_fsync]
+    assert_match "*SET*b*2*" [read_file [last_incr $srv]]
+    kill_server $srv
+}
+
 test "appendfsync always: a subscriber gets keyspace events while writes never pause" {
     if {![file executable /usr/bin/redis-benchmark]} { skip_test "no redis-benchmark" }
     if {$is_cairn} {
