@@ -107,6 +107,7 @@ typedef struct rdbLoadStats {
     long long keys_expired;
     long long empty_keys_skipped;
     int version;
+    long long rdb_used_mem; /* the file's used-mem AUX field, 0 until seen */
 } rdbLoadStats;
 
 #define RDB_LOAD_REPLACE (1 << 0) /* overwrite keys that already exist (DEBUG RELOAD MERGE) */
@@ -117,6 +118,13 @@ typedef struct rdbLoadStats {
 int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err);
 /* 0 on success, 1 if the file does not exist, -1 on error (*err set). */
 int rdbLoadFile(const char *filename, int flags, rdbLoadStats *stats, sds *err);
+
+/* Called between keys while a load runs, after every
+ * cfg.loading_process_events_interval_bytes read or every 1024 keys,
+ * whichever comes first, with the bytes read so far and the stats filled
+ * up to here (snapshot.c serves clients from it). NULL: none. */
+typedef void rdbLoadProgressFn(size_t loaded_bytes, const rdbLoadStats *stats);
+void rdbLoadSetProgress(rdbLoadProgressFn *fn);
 
 /* A watcher of loads (cairn-check-rdb): shown every AUX field and every
  * key with the byte offset after it. With check_only, keys (expired ones

@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RDB_BGSAVE_RETRY_DELAY 5 /* seconds before a save point retries a failed BGSAVE */
@@ -217,15 +218,50 @@ int rdbWritesDenied(void) {
 
 /* ---- loading ---- */
 
+/* The load in progress, for INFO's loading_* fields and the progress log. */
+static struct {
+    int active;
+    time_t start;
+    long long start_ms, last_log_ms;
+    size_t total_bytes, loaded_bytes;
+    long long rdb_used_mem;
+} ld;
+
+#define RDB_LOAD_LOG_INTERVAL_MS 2000
+
+static void rdbLoadProgress(size_t loaded, const rdbLoadStats *st) {
+    ld.loaded_bytes = loaded;
+    ld.rdb_used_mem = st->rdb_used_mem;
+    long long now = mstime();
+    if (now - ld.last_log_ms >= RDB_LOAD_LOG_INTERVAL_MS) {
+        ld.last_log_ms = now;
+        serverLog(LL_NOTICE, "Loading RDB: %zu of %zu bytes (%.2f%%), %lld keys so far", loaded,
+                  ld.total_bytes, ld.total_bytes ? (double)loaded * 100 / (double)ld.total_bytes : 0.0,
+                  st->keys_loaded);
+    }
+    processEventsWhileBlocked();
+}
+
 /* Load the snapshot file into the keyspace (flags: RDB_LOAD_*); 0 on
- * success, 1 when there is no file, -1 with the reason logged. */
-static int rdbLoadLogged(int flags) {
+ * success, 1 when there is no file, -1 with the reason logged. With serve,
+ * clients are answered between keys (only at start-up: inside DEBUG RELOAD
+ * the calling client is mid-command and must not be read again). */
+static int rdbLoadLogged(int flags, int serve) {
     rdbLoadStats st;
     sds err = NULL;
     long long start = ustime();
+    struct stat sb;
+    memset(&ld, 0, sizeof(ld));
+    ld.active = 1;
+    ld.start = time(NULL);
+    ld.start_ms = ld.last_log_ms = start / 1000;
+    if (stat(cfg.rdb_filename, &sb) == 0) ld.total_bytes = (size_t)sb.st_size;
     server.loading = 1;
+    if (serve) rdbLoadSetProgress(rdbLoadProgress);
     int ret = rdbLoadFile(cfg.rdb_filename, flags, &st, &err);
+    rdbLoadSetProgress(NULL);
     server.loading = 0;
+    ld.active = 0;
     if (ret == 0) {
         rs.last_load_keys_loaded = st.keys_loaded;
         rs.last_load_keys_expired = st.keys_expired;
@@ -241,7 +277,7 @@ static int rdbLoadLogged(int flags) {
 
 void rdbStartupLoad(void) {
     rdbStateInit();
-    if (rdbLoadLogged(0) == -1) {
+    if (rdbLoadLogged(0, 1) == -1) {
         serverLog(LL_WARNING, "Fatal error loading the DB, check server logs. Exiting.");
         exit(1);
     }
@@ -275,7 +311,7 @@ void rdbDebugReload(client *c) {
         dbEmpty(-1, 0);
         for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     }
-    if (rdbLoadLogged(flags) != 0) {
+    if (rdbLoadLogged(flags, 0) != 0) {
         replyError(c, "ERR Error trying to load the RDB dump, check server logs.");
         return;
     }
@@ -339,4 +375,23 @@ sds rdbInfoFields(sds s) {
                         rs.lastbgsave_status == C_OK ? "ok" : "err", (long long)rs.save_time_last,
                         running && rs.save_time_start != -1 ? (long long)(time(NULL) - rs.save_time_start) : -1LL,
                         rs.saves, rs.last_load_keys_expired, rs.last_load_keys_loaded);
+}
+
+/* Redis prints these only while loading, at the end of the section. */
+sds rdbInfoLoadingFields(sds s) {
+    if (!server.loading || !ld.active) return s;
+    size_t total = ld.total_bytes, loaded = ld.loaded_bytes;
+    /* A compressed file reports decompressed bytes read: keep under 100%. */
+    if (loaded > total) total = loaded;
+    double perc = total ? (double)loaded * 100 / (double)total : 0.0;
+    long long elapsed = (mstime() - ld.start_ms) / 1000;
+    long long eta = (long long)((double)elapsed * (double)(total - loaded) / (double)(loaded + 1));
+    return sdscatprintf(s,
+                        "loading_start_time:%lld\r\n"
+                        "loading_total_bytes:%zu\r\n"
+                        "loading_rdb_used_mem:%lld\r\n"
+                        "loading_loaded_bytes:%zu\r\n"
+                        "loading_loaded_perc:%.2f\r\n"
+                        "loading_eta_seconds:%lld\r\n",
+                        (long long)ld.start, total, ld.rdb_used_mem, loaded, perc, eta);
 }

@@ -27,6 +27,10 @@ void rdbCron(void);
 int rdbShutdown(int flags);
 /* The rdb part of INFO persistence ("loading:" .. "rdb_last_load_keys_loaded:"). */
 sds rdbInfoFields(sds s);
+/* While the start-up load runs: Redis 7.0's loading_* INFO persistence
+ * fields (start time, bytes, percentage, ETA), appended after the AOF ones;
+ * nothing otherwise. */
+sds rdbInfoLoadingFields(sds s);
 /* FLUSHALL, after emptying the keyspace: kill a running BGSAVE and, when
  * save points are set, save the empty dataset (as Redis does). */
 void rdbFlushallSave(void);

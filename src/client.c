@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/socket.h>
 
 /* Don't let one client monopolise the loop: after this many bytes written in
@@ -757,4 +758,25 @@ void clientFreeOriginalArgv(client *c) {
     zfree(c->original_argv);
     c->original_argv = NULL;
     c->original_argc = 0;
+}
+
+/* Serve clients from inside a long job on the main thread (a snapshot
+ * being loaded): a few non-blocking passes over the sockets, so each gets
+ * an answer (-LOADING for most commands) in bounded time, and the cron's
+ * timers stay off because they would act on a half-built keyspace. A
+ * SIGTERM/SIGINT arriving meanwhile ends the process here without saving:
+ * saving would overwrite the file being read with part of it. */
+int processEventsWhileBlocked(void) {
+    int total = 0;
+    for (int j = 0; j < 4; j++) {
+        int n = elProcessFileEventsNow(server.el);
+        total += n;
+        if (n == 0) break;
+    }
+    if (server.shutdown_asap && server.loading && !server.in_shutdown) {
+        serverLog(LL_WARNING, "Received shutdown signal during loading, exiting now.");
+        if (prepareForShutdown(SHUTDOWN_NOSAVE) == C_OK) exit(0);
+        server.shutdown_asap = 0;
+    }
+    return total;
 }

@@ -474,6 +474,12 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         replyError(c, aofWritesDenied());
         multiFlagError(c);
+    } else if (server.loading && !(cmd->flags & CMD_LOADING)) {
+        /* Only reachable while a load serves clients between keys
+         * (processEventsWhileBlocked). */
+        cmd->rejected_calls++;
+        replyError(c, "LOADING Redis is loading the dataset in memory");
+        multiFlagError(c);
     } else if (server.pause_type && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command
          * then runs as if it had just arrived. */

@@ -190,7 +190,7 @@ static int elProcessTimers(eventLoop *el) {
     return processed;
 }
 
-int elProcessEvents(eventLoop *el, int dontwait) {
+static int elProcess(eventLoop *el, int dontwait, int timers) {
     int processed = 0;
     long long wait_us = dontwait ? 0 : elNearestTimer(el);
     if (el->beforesleep) el->beforesleep(el);
@@ -229,9 +229,13 @@ int elProcessEvents(eventLoop *el, int dontwait) {
         }
         processed++;
     }
-    processed += elProcessTimers(el);
+    if (timers) processed += elProcessTimers(el);
     return processed;
 }
+
+int elProcessEvents(eventLoop *el, int dontwait) { return elProcess(el, dontwait, 1); }
+
+int elProcessFileEventsNow(eventLoop *el) { return elProcess(el, 1, 0); }
 
 void elMain(eventLoop *el) {
     el->stop = 0;

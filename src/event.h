@@ -38,6 +38,10 @@ void elSetAfterSleep(eventLoop *el, evSleepProc *proc);
 /* Process events once; wait at most until the next timer. Returns the number
  * of events processed. */
 int elProcessEvents(eventLoop *el, int dontwait);
+/* One pass that does not wait and runs no timers (beforeSleep and
+ * afterSleep still run): serving clients from inside a long job, such as
+ * loading a snapshot, without letting the cron act on a half-built state. */
+int elProcessFileEventsNow(eventLoop *el);
 void elMain(eventLoop *el);
 void elStop(eventLoop *el);
 

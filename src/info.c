@@ -296,6 +296,7 @@ static sds infoPersistence(sds s) {
                         "%s",
                         rdb);
     s = aofInfoFields(s);
+    s = rdbInfoLoadingFields(s);
     sdsfree(rdb);
     return s;
 }

@@ -31,6 +31,8 @@ void shutdownCommand(client *c) {
         replyErrorSyntax(c);
         return;
     }
+    /* Saving now would write the half-loaded dataset over the file. */
+    if (server.loading) flags = (flags & ~SHUTDOWN_SAVE) | SHUTDOWN_NOSAVE;
     if (abort) {
         /* Only a shutdown requested by SIGTERM/SIGINT can still be pending:
          * the cron carries it out on its next tick (or never, while DEBUG
