@@ -99,11 +99,7 @@ void restoreCommand(client *c) {
     dbSetValue(&ref, o);
     if (existed) dbRemoveExpireEntry(c->db, ref.de);
     if (ttl) dbSetExpireEntry(c->db, ref.de, ttl);
-    if (idletime >= 0) {
-        /* The LRU clock counts LRU_CLOCK_RESOLUTION ms ticks, modulo its width. */
-        unsigned long long ticks = (unsigned long long)idletime * 1000 / LRU_CLOCK_RESOLUTION;
-        o->lru = (lruClock() - (unsigned)(ticks & LRU_CLOCK_MAX)) & LRU_CLOCK_MAX;
-    }
+    if (idletime >= 0) objectSetIdleSeconds(o, idletime);
     /* FREQ is accepted and validated; the LFU counter it sets arrives with
      * the LFU eviction policies. */
     signalModifiedKey(c, c->db, c->argv[1]);

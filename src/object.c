@@ -276,3 +276,9 @@ size_t objectComputeSize(const robj *o) {
         return sizeof(robj) + objectTypes[o->type].size((robj *)o);
     return sizeof(robj);
 }
+
+void objectSetIdleSeconds(robj *o, long long seconds) {
+    /* The clock counts LRU_CLOCK_RESOLUTION ms ticks, modulo its width. */
+    unsigned long long ticks = (unsigned long long)seconds * 1000 / LRU_CLOCK_RESOLUTION;
+    o->lru = (lruClock() - (unsigned)(ticks & LRU_CLOCK_MAX)) & LRU_CLOCK_MAX;
+}

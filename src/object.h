@@ -67,6 +67,11 @@ extern objectTypeOps objectTypes[OBJ_TYPE_MAX];
 extern robj *shared_integers[OBJ_SHARED_INTEGERS];
 
 void objectCreateShared(void);
+/* The LRU clock (main.c) and a value's idle time measured on it, in ms. */
+unsigned int lruClock(void);
+long long estimateObjectIdleTime(robj *o);
+/* Make o look idle for `seconds` (RESTORE IDLETIME, the RDB IDLE opcode). */
+void objectSetIdleSeconds(robj *o, long long seconds);
 robj *createObject(int type, void *ptr);
 robj *createRawStringObject(const char *ptr, size_t len);
 robj *createEmbeddedStringObject(const char *ptr, size_t len);

@@ -473,8 +473,6 @@ void dictSdsDestructor(dict *d, void *val);
 /* --- main.c --- */
 void updateCachedTime(void);
 unsigned int getLRUClock(void);
-unsigned int lruClock(void);
-long long estimateObjectIdleTime(robj *o);
 int prepareForShutdown(int flags);
 #define SHUTDOWN_NOFLAGS 0
 #define SHUTDOWN_SAVE 1
