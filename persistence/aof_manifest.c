@@ -144,9 +144,9 @@ aofManifest *aofManifestParse(const char *text, size_t len, sds *err, int *line)
         pos += llen + (nl ? 1 : 0);
         if (start[0] == '#') continue;
         if (!nl || llen >= MANIFEST_MAX_LINE) {
-            /* Redis requires every line to end in a newline within 1024 bytes. */
-            *err = sdsnew(nl ? "The AOF manifest file contains too long line"
-                             : "The AOF manifest file contains too long line");
+            /* As in Redis, every line ends in a newline within 1024 bytes
+             * (a last line without one counts as too long). */
+            *err = sdsnew("The AOF manifest file contains too long line");
             *line = linenum;
             goto fail;
         }
