@@ -3,8 +3,11 @@
  * State is the child's pid, type and start time, kept here. In the child,
  * SIGTERM/SIGINT get their default action back (the parent's handlers only
  * set a flag its cron would read, and the child runs no cron) and SIGUSR1
- * terminates it, so the parent can cancel a save. */
+ * terminates it, so the parent can cancel a save. Each fork opens the
+ * child-info pipe (child_info.c); whoever reaps the child drains and closes
+ * it. */
 #include "child.h"
+#include "child_info.h"
 #include "dict.h"
 #include "log.h"
 
@@ -24,14 +27,20 @@ pid_t childFork(int type) {
         errno = EBUSY;
         return -1;
     }
+    /* No pipe only means no progress reports: the job runs anyway. */
+    if (childInfoOpen() == -1) serverLog(LL_WARNING, "Can't open the child info pipe: %s", strerror(errno));
     pid_t pid = fork();
+    childInfoAfterFork(pid == 0);
     if (pid == 0) {
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         signal(SIGUSR1, SIG_DFL);
         return 0;
     }
-    if (pid == -1) return -1;
+    if (pid == -1) {
+        childInfoClose();
+        return -1;
+    }
     child_pid = pid;
     child_type = type;
     child_start = (long long)time(NULL);

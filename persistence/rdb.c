@@ -282,6 +282,10 @@ static void rdbKeySaveDelay(void) {
     if (cfg.rdb_key_save_delay > 0) usleep((useconds_t)cfg.rdb_key_save_delay);
 }
 
+static rdbSaveProgressFn *save_progress;
+void rdbSaveSetProgress(rdbSaveProgressFn *fn) { save_progress = fn; }
+#define RDB_SAVE_PROGRESS_KEYS 64
+
 int rdbSaveRio(rio *r, long long *keys) {
     char magic[10];
     long long written = 0;
@@ -315,6 +319,7 @@ int rdbSaveRio(rio *r, long long *keys) {
             ret = rdbSaveKeyValuePair(r, key, sdslen(key), dictGetVal(de), expire);
             written++;
             rdbKeySaveDelay();
+            if (save_progress && written % RDB_SAVE_PROGRESS_KEYS == 0) save_progress(written);
         }
         dictResetIterator(&di);
         if (ret == -1) return -1;

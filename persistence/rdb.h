@@ -90,6 +90,10 @@ int rdbSaveObject(rio *r, robj *o);
 int rdbSaveKeyValuePair(rio *r, const char *key, size_t keylen, robj *val, long long expire);
 /* A whole snapshot. *keys (if not NULL) counts the keys written. */
 int rdbSaveRio(rio *r, long long *keys);
+/* Called by rdbSaveRio every 64 keys with the keys written so far (a
+ * BGSAVE child reports them to the parent). NULL: none. */
+typedef void rdbSaveProgressFn(long long keys);
+void rdbSaveSetProgress(rdbSaveProgressFn *fn);
 /* Write `filename` (in the current directory, which is `dir`) through
  * temp-<pid>.rdb; on failure *err (if not NULL) gets the reason. */
 int rdbSaveFile(const char *filename, sds *err);

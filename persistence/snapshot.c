@@ -19,6 +19,7 @@
  * state below (times, statuses, counters) is owned here and read by INFO. */
 #include "server.h"
 #include "child.h"
+#include "child_info.h"
 #include "db.h"
 #include "rdb.h"
 #include "snapshot.h"
@@ -44,6 +45,11 @@ static struct {
     time_t save_time_last;   /* seconds the last BGSAVE took, -1: none */
     int bgsave_scheduled;
     long long last_load_keys_loaded, last_load_keys_expired;
+    /* From the child-info pipe while a BGSAVE runs (0 otherwise), and the
+     * final copy-on-write size of the last one. */
+    size_t cow_current, cow_peak, last_cow;
+    long long cow_updated_ms; /* 0: no report yet */
+    long long keys_processed, keys_total;
     int inited;
 } rs;
 
@@ -82,18 +88,54 @@ static void rdbChildCloseListeners(void) {
     if (server.unix_fd != -1) close(server.unix_fd);
 }
 
+/* In the child: report keys written and copy-on-write about once a second
+ * (reading smaps is not free on a big process). */
+static long long child_last_report_ms;
+static void rdbChildProgress(long long keys) {
+    long long now = mstime();
+    if (now - child_last_report_ms < 1000) return;
+    child_last_report_ms = now;
+    childInfoSend(CHILD_INFO_PROGRESS, keys);
+}
+
+static void rdbChildInfoReset(void) {
+    rs.cow_current = rs.cow_peak = 0;
+    rs.cow_updated_ms = 0;
+    rs.keys_processed = rs.keys_total = 0;
+}
+
+/* Parent: take in what the BGSAVE child has reported so far. */
+static void rdbChildInfoDrain(void) {
+    childInfoMsg m;
+    while (childInfoReceive(&m)) {
+        if (childActiveType() != CHILD_TYPE_RDB && m.kind != CHILD_INFO_DONE) continue;
+        rs.cow_current = m.cow_bytes;
+        if (m.cow_bytes > rs.cow_peak) rs.cow_peak = m.cow_bytes;
+        rs.cow_updated_ms = mstime();
+        rs.keys_processed = m.keys;
+        if (m.kind == CHILD_INFO_DONE) rs.last_cow = m.cow_bytes;
+    }
+}
+
 static int rdbSaveBackground(void) {
     rdbStateInit();
     if (childActiveType() != CHILD_TYPE_NONE) return C_ERR;
     rs.saves++;
     rs.dirty_before_bgsave = server.dirty;
     rs.lastbgsave_try = time(NULL);
+    long long total = 0;
+    for (int j = 0; j < dbCount(); j++) total += (long long)dictSize(dbKeysDict(j));
     pid_t pid = childFork(CHILD_TYPE_RDB);
     if (pid == 0) {
         rdbChildCloseListeners();
+        child_last_report_ms = mstime();
+        rdbSaveSetProgress(rdbChildProgress);
         sds err = NULL;
         int ret = rdbSaveFile(cfg.rdb_filename, &err);
         if (ret == 0) {
+            size_t cow = childInfoPrivateDirty();
+            if (cow) serverLog(LL_NOTICE, "RDB: %zu MB of memory used by copy-on-write", cow >> 20);
+            childInfoSend(CHILD_INFO_DONE, total);
             serverLog(LL_NOTICE, "DB saved on disk");
         } else {
             serverLog(LL_WARNING, "%s", err);
@@ -108,6 +150,8 @@ static int rdbSaveBackground(void) {
     }
     serverLog(LL_NOTICE, "Background saving started by pid %d", (int)pid);
     rs.save_time_start = time(NULL);
+    rdbChildInfoReset();
+    rs.keys_total = total;
     return C_OK;
 }
 
@@ -130,6 +174,7 @@ static void rdbBackgroundSaveDone(pid_t pid, int exitcode, int bysignal) {
     }
     rs.save_time_last = time(NULL) - rs.save_time_start;
     rs.save_time_start = -1;
+    rdbChildInfoReset();
 }
 
 /* Kill a running BGSAVE child and remove its temp file. */
@@ -138,16 +183,22 @@ static void rdbKillChild(void) {
     pid_t pid = childPid();
     char tmpfile[64];
     childKill();
+    childInfoClose();
     snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)pid);
     unlink(tmpfile);
     rs.save_time_start = -1;
+    rdbChildInfoReset();
 }
 
 void rdbCron(void) {
     rdbStateInit();
     int type, exitcode, bysignal;
     pid_t pid = childPid();
+    if (childActiveType() == CHILD_TYPE_RDB) rdbChildInfoDrain();
     if (childCheckDone(&type, &exitcode, &bysignal)) {
+        /* The final report was written before the child exited. */
+        if (type == CHILD_TYPE_RDB) rdbChildInfoDrain();
+        childInfoClose();
         if (type == CHILD_TYPE_RDB) rdbBackgroundSaveDone(pid, exitcode, bysignal);
         else if (type == CHILD_TYPE_AOF) aofRewriteDone(pid, exitcode, bysignal);
     }
@@ -355,12 +406,12 @@ sds rdbInfoFields(sds s) {
     return sdscatprintf(s,
                         "loading:%d\r\n"
                         "async_loading:0\r\n"
-                        "current_cow_peak:0\r\n"
-                        "current_cow_size:0\r\n"
-                        "current_cow_size_age:0\r\n"
-                        "current_fork_perc:0.00\r\n"
-                        "current_save_keys_processed:0\r\n"
-                        "current_save_keys_total:0\r\n"
+                        "current_cow_peak:%zu\r\n"
+                        "current_cow_size:%zu\r\n"
+                        "current_cow_size_age:%lld\r\n"
+                        "current_fork_perc:%.2f\r\n"
+                        "current_save_keys_processed:%lld\r\n"
+                        "current_save_keys_total:%lld\r\n"
                         "rdb_changes_since_last_save:%lld\r\n"
                         "rdb_bgsave_in_progress:%d\r\n"
                         "rdb_last_save_time:%lld\r\n"
@@ -368,13 +419,16 @@ sds rdbInfoFields(sds s) {
                         "rdb_last_bgsave_time_sec:%lld\r\n"
                         "rdb_current_bgsave_time_sec:%lld\r\n"
                         "rdb_saves:%lld\r\n"
-                        "rdb_last_cow_size:0\r\n"
+                        "rdb_last_cow_size:%zu\r\n"
                         "rdb_last_load_keys_expired:%lld\r\n"
                         "rdb_last_load_keys_loaded:%lld\r\n",
-                        server.loading, rdbChangesSinceSave(), running, (long long)rs.lastsave,
+                        server.loading, rs.cow_peak, rs.cow_current,
+                        rs.cow_updated_ms ? (mstime() - rs.cow_updated_ms) / 1000 : 0LL,
+                        rs.keys_total ? (double)rs.keys_processed * 100 / (double)rs.keys_total : 0.0,
+                        rs.keys_processed, rs.keys_total, rdbChangesSinceSave(), running, (long long)rs.lastsave,
                         rs.lastbgsave_status == C_OK ? "ok" : "err", (long long)rs.save_time_last,
                         running && rs.save_time_start != -1 ? (long long)(time(NULL) - rs.save_time_start) : -1LL,
-                        rs.saves, rs.last_load_keys_expired, rs.last_load_keys_loaded);
+                        rs.saves, rs.last_cow, rs.last_load_keys_expired, rs.last_load_keys_loaded);
 }
 
 /* Redis prints these only while loading, at the end of the section. */

@@ -9,6 +9,7 @@
 #include "bio.h"
 #include "blocked.h"
 #include "check_rdb.h"
+#include "child_info.h"
 #include "crash.h"
 #include "lazyfree.h"
 #include "snapshot.h"
@@ -459,6 +460,12 @@ int main(int argc, char **argv) {
         serverLog(LL_WARNING, "Warning: no config file specified, using the default config. In "
                               "order to specify a config file use cairn-server /path/to/cairn.conf");
     adjustOpenFilesLimit();
+    /* Huge pages make a fork's copy-on-write copy 2 MB per small write.
+     * As Redis, only when the kernel hands them out unasked. */
+    if (cfg.disable_thp && childInfoTHPAlways() && childInfoDisableTHP() == -1)
+        serverLog(LL_WARNING, "WARNING: Transparent Huge Pages (THP) are enabled and could not be "
+                              "disabled for this process (%s): latency and memory usage of "
+                              "background saves may suffer.", strerror(errno));
     server.el = elCreate((int)cfg.maxclients + CONFIG_MIN_RESERVED_FDS + 96);
     if (!server.el) {
         serverLog(LL_WARNING, "Failed creating the event loop: %s", strerror(errno));
