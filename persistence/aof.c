@@ -89,6 +89,8 @@ static struct {
     long long fsynced_size;   /* everysec: incr_size when the last fsync was submitted */
     long long postponed_since; /* everysec: unix ms since a write waits for a running fsync */
     long long delayed_fsync;
+    int boundary;             /* the file ends where a command of the stream ends */
+    time_t last_ts;           /* aof-timestamp-enabled: second of the last annotation */
     int last_write_status;    /* C_OK / C_ERR */
     int last_write_errno;
     time_t last_write_error_log, last_retry;
@@ -454,10 +456,37 @@ static void aofWriteOk(void) {
     }
 }
 
+/* aof-timestamp-enabled: Redis' "#TS:<unix seconds>\r\n" annotation,
+ * written into the file (never into the stream) before the next write
+ * when the second changed since the last one, and only where the file
+ * ends at a command boundary. Its length in buf, 0 for none. */
+static size_t aofTimestamp(char *buf, size_t size) {
+    if (!cfg.aof_timestamp_enabled || !aof.boundary || server.unixtime <= aof.last_ts) return 0;
+    return (size_t)snprintf(buf, size, "#TS:%lld\r\n", (long long)server.unixtime);
+}
+
 /* Write the unread stream bytes on this thread; returns 0 or -1. */
 static int aofWriteSync(void) {
     struct iovec iov[AOF_IOV_MAX];
     int n;
+    char ts[32];
+    size_t tl = streamCursorPeek(&aof.cur, iov, 1) > 0 ? aofTimestamp(ts, sizeof(ts)) : 0;
+    if (tl) {
+        ssize_t w;
+        do {
+            w = write(aof.fd, ts, tl);
+        } while (w < 0 && errno == EINTR);
+        if (w != (ssize_t)tl) {
+            int e = w < 0 ? errno : ENOSPC;
+            /* half an annotation would swallow the next command */
+            if (w > 0 && ftruncate(aof.fd, (off_t)aof.incr_size) == -1) aof.boundary = 0;
+            aofWriteError(e);
+            return -1;
+        }
+        aof.incr_size += (long long)tl;
+        aof.current_size += (long long)tl;
+        aof.last_ts = server.unixtime;
+    }
     while ((n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX)) > 0) {
         ssize_t w = writev(aof.fd, iov, n);
         if (w < 0) {
@@ -467,6 +496,7 @@ static int aofWriteSync(void) {
         }
         /* A short write leaves a partial command in the file; the rest
          * follows on the next try, so the file stays a valid prefix. */
+        if (w > 0) aof.boundary = 0;
         streamCursorAdvance(&aof.cur, (size_t)w);
         aof.incr_size += w;
         aof.current_size += w;
@@ -477,6 +507,8 @@ static int aofWriteSync(void) {
             return -1;
         }
     }
+    /* Everything the stream had: the stream ends between commands. */
+    aof.boundary = 1;
     aofWriteOk();
     return 0;
 }
@@ -516,7 +548,11 @@ static void aofFlushRelaxed(void) {
 typedef struct aofWriteJob {
     int fd, pipe_wr;
     off_t start_size;  /* file size before this job: restored on failure */
-    size_t len;
+    size_t len;        /* bytes to write: the annotation (ts_len) + stream bytes */
+    size_t ts_len;
+    time_t ts_time;
+    int to_end;        /* the job takes the stream up to its end */
+    char ts[32];
     int ok, err;
     int iovcnt;
     struct iovec iov[];
@@ -571,17 +607,25 @@ static void aofAlwaysKick(void) {
     struct iovec iov[AOF_IOV_MAX];
     int n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX);
     if (n == 0) return;
-    aofWriteJob *j = zmalloc(sizeof(*j) + sizeof(struct iovec) * (size_t)n);
+    aofWriteJob *j = zmalloc(sizeof(*j) + sizeof(struct iovec) * (size_t)(n + 1));
     j->fd = aof.fd;
     j->pipe_wr = aof.pipe_wr;
     j->start_size = (off_t)aof.incr_size;
-    j->len = 0;
     j->ok = j->err = 0;
-    j->iovcnt = n;
+    j->ts_len = aofTimestamp(j->ts, sizeof(j->ts));
+    j->ts_time = server.unixtime;
+    j->len = j->ts_len;
+    j->iovcnt = 0;
+    if (j->ts_len) {
+        j->iov[0].iov_base = j->ts;
+        j->iov[0].iov_len = j->ts_len;
+        j->iovcnt = 1;
+    }
     for (int k = 0; k < n; k++) {
-        j->iov[k] = iov[k];
+        j->iov[j->iovcnt++] = iov[k];
         j->len += iov[k].iov_len;
     }
+    j->to_end = streamCursorOffset(&aof.cur) + (long long)(j->len - j->ts_len) == streamOffset();
     aof.inflight = j;
     aof.last_retry = server.unixtime;
     bioSubmit(BIO_AOF_FSYNC, aofWriteJobRun, j);
@@ -592,7 +636,9 @@ static void aofWriteJobDone(aofWriteJob *j) {
     serverAssert(j == aof.inflight);
     aof.inflight = NULL;
     if (j->ok) {
-        streamCursorAdvance(&aof.cur, j->len);
+        streamCursorAdvance(&aof.cur, j->len - j->ts_len);
+        if (j->ts_len) aof.last_ts = j->ts_time;
+        aof.boundary = j->to_end;
         aof.incr_size += (long long)j->len;
         aof.current_size += (long long)j->len;
         aof.durable_off = streamCursorOffset(&aof.cur);
@@ -869,6 +915,7 @@ static int aofOpenNewIncr(void) {
     aof.fd = fd;
     aof.incr_size = 0;
     aof.fsynced_size = -1;
+    aof.boundary = 1;
     /* The new file must start with a SELECT of its own. */
     propagateResetSelect();
     return 0;
@@ -1078,6 +1125,7 @@ void aofInit(void) {
     if (aof.inited) return;
     aof.inited = 1;
     aof.fd = -1;
+    aof.boundary = 1;
     aof.last_write_status = C_OK;
     aof.last_bgrewrite_status = C_OK;
     aof.rewrite_start = -1;

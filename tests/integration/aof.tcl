@@ -265,6 +265,38 @@ test "This server's appendonly directory loads into redis-server with the same d
     kill_server $rs
 }
 
+foreach policy {everysec always} {
+    test "aof-timestamp-enabled under $policy: #TS annotations, loaded here and by redis-server" {
+        set srv [aof_server appendfsync $policy aof-timestamp-enabled yes]
+        set c [client $srv]
+        r $c SET a 1
+        after 1100
+        r $c MULTI
+        r $c INCR n
+        r $c INCR n
+        r $c EXEC
+        after 1100
+        r $c SET b 2
+        wait_for {[info_field $c aof_buffer_length] == 0}
+        set bytes [read_file [last_incr $srv]]
+        assert {[regexp -all {#TS:[0-9]+\r\n\*} $bytes] >= 3} "annotations before commands: $bytes"
+        assert {![regexp {#TS:[0-9]+\r\n\*2\r\n\$4\r\nINCR} $bytes]} "never inside MULTI/EXEC"
+        set digest [r $c DEBUG DIGEST]
+        kill_server $srv
+        set srv [restart_server $srv]
+        set c [client $srv]
+        assert_equal $digest [r $c DEBUG DIGEST]
+        assert_equal {1 2 2} [r $c MGET a n b]
+        kill_server $srv
+        if {$ref ne ""} {
+            set rs [restart_server [with_binary $srv $ref]]
+            set rc [client $rs]
+            assert_equal $digest [r $rc DEBUG DIGEST]
+            kill_server $rs
+        }
+    }
+}
+
 test "A Redis 6 single-file AOF (commands, or an RDB preamble and commands) is loaded and moved into the directory" {
     # Plain commands.
     set srv [start_server]
