@@ -1147,15 +1147,24 @@ void aofInit(void) {
     signal(SIGXFSZ, SIG_IGN);
 }
 
-void aofShutdown(void) {
+int aofShutdown(int flags) {
     aofInit();
+    if (childActiveType() == CHILD_TYPE_AOF && aof.state == AOF_WAIT_REWRITE) {
+        /* The dataset is nowhere on disk yet (as Redis: refuse to exit). */
+        if (!(flags & SHUTDOWN_FORCE)) {
+            serverLog(LL_WARNING, "Writing initial AOF, can't exit.");
+            return -1;
+        }
+        serverLog(LL_WARNING, "Writing initial AOF. Exit anyway.");
+    }
     if (childActiveType() == CHILD_TYPE_AOF) {
         serverLog(LL_WARNING, "There is a child rewriting the AOF. Killing it!");
         aofKillRewrite();
     }
-    if (aof.state == AOF_OFF) return;
+    if (aof.state == AOF_OFF) return 0;
     serverLog(LL_NOTICE, "Calling fsync() on the AOF file.");
     aofFlushAll();
+    return 0;
 }
 
 sds aofInfoFields(sds s) {

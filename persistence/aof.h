@@ -24,8 +24,10 @@ void aofStartupLoad(void);
  * bytes of this turn. */
 void aofBeforeSleep(void);
 void aofCron(void);
-/* Write and fsync everything, kill a rewrite child. */
-void aofShutdown(void);
+/* Write and fsync everything, kill a rewrite child. -1 (the server must
+ * not exit) while appendonly was just turned on and its first base is
+ * still being written, unless flags hold SHUTDOWN_FORCE. */
+int aofShutdown(int flags);
 /* appendfsync always: 1 if c's output may depend on stream bytes not yet
  * on disk; c is then held (flag CLIENT_AOF_WAIT) until they are. */
 int aofClientMustWait(struct client *c);

@@ -97,7 +97,11 @@ int prepareForShutdown(int flags) {
         server.in_shutdown = 0;
         return C_ERR;
     }
-    aofShutdown(); /* before the replies below: they may wait for it */
+    /* before the replies below: they may wait for it */
+    if (aofShutdown(flags) != 0) {
+        server.in_shutdown = 0;
+        return C_ERR;
+    }
     if (cfg.pidfile) unlink(cfg.pidfile);
     /* Flush what we can to clients before exiting (e.g. replies already
      * queued in this loop iteration). */

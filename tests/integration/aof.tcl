@@ -518,6 +518,19 @@ test "CONFIG SET appendonly yes at run time starts with a rewrite; no stops appe
     kill_server $srv
 }
 
+test "SHUTDOWN while the first base is being written is refused; FORCE exits" {
+    set srv [start_server -config {rdb-key-save-delay 100000}]
+    set c [client $srv]
+    for {set i 0} {$i < 50} {incr i} { r $c SET k$i v }
+    r $c CONFIG SET appendonly yes
+    assert_equal 1 [info_field $c aof_rewrite_in_progress]
+    assert_error "*Errors trying to SHUTDOWN*" {r $c SHUTDOWN}
+    assert_match "*Writing initial AOF, can't exit*" [log_tail $srv 20]
+    assert_equal PONG [r $c PING]
+    catch {r $c SHUTDOWN FORCE}
+    wait_for {![server_alive $srv]}
+}
+
 test "Automatic rewrite when the AOF doubles past auto-aof-rewrite-min-size" {
     set srv [aof_server auto-aof-rewrite-min-size 10kb auto-aof-rewrite-percentage 100]
     set c [client $srv]
