@@ -337,6 +337,12 @@ void rdbStartupLoad(void) {
 
 void rdbDebugReload(client *c) {
     int flush = 1, save = 1, flags = 0;
+    /* From a client served during the start-up load: saving would write
+     * the half-loaded dataset over the file being read. */
+    if (server.loading) {
+        replyError(c, "LOADING Redis is loading the dataset in memory");
+        return;
+    }
     for (int j = 2; j < c->argc; j++) {
         if (argEq(c->argv[j], "merge")) flags |= RDB_LOAD_REPLACE;
         else if (argEq(c->argv[j], "noflush")) flush = 0;

@@ -57,6 +57,10 @@ test "A client connecting during the load gets -LOADING, INFO and CONFIG answer"
     assert_error $err {r $c SET a b}
     assert_error $err {r $c DBSIZE}
     assert_equal x [r $c ECHO x]
+    if {$::is_cairn} {
+        # Would save the half-loaded dataset over the file being read.
+        assert_error $err {r $c DEBUG RELOAD}
+    }
     assert_equal [list port [dict get $srv port]] [r $c CONFIG GET port]
     # A rejected command inside MULTI aborts the transaction.
     assert_equal OK [r $c MULTI]
