@@ -22,23 +22,31 @@
  * How data leaves: the files in `appenddirname`, loaded at start-up by
  * aofStartupLoad (aof_load.c replays each one).
  *
- * The rewrite (BGREWRITEAOF, auto-aof-rewrite-*, CONFIG SET appendonly yes):
+ * The AOF's state (aof.state) and the rewrite, with the function behind
+ * each transition:
  *
- *        aofRewriteStart()                      aofRewriteDone(ok)
- *   IDLE ---------------> REWRITING ---------------------------------> IDLE
- *     ^   parent: flush,     child: writes temp-rewriteaof-bg-<pid>.aof  |
- *     |   new incr file,     (RDB preamble, or RESTORE commands)          |
- *     |   manifest + new     parent: keeps appending to the new incr      |
- *     |   incr persisted                                                  |
- *     +------------------------------------------------------------------+
- *          aofRewriteDone(failed/killed): temp file removed; the new incr
- *          stays listed, so nothing written since the fork is lost.
- * On success the temp file is renamed to the next base, the old base and
- * incr files become history, the manifest is swapped atomically
- * (aofManifestPersist: temp file, fsync, rename, fsync of the directory)
- * and only then are history files deleted. appendonly turned on at run
- * time is state WAIT_REWRITE until the first rewrite is done: the manifest
- * on disk is only written once a base exists.
+ *          aofStart (CONFIG SET appendonly yes)     aofRewriteDone(ok)
+ *   OFF ---------------------------------> WAIT_REWRITE --------------> ON
+ *    ^  <------ aofStop (appendonly no) ------+---------------------------+
+ *    |          aofStartupLoad (appendonly yes at start-up) ---------> ON
+ *
+ *               aofRewriteStart                   aofRewriteDone(ok)
+ *   no child -------------------> child writing ------------------> no child
+ *   (BGREWRITEAOF,                the base           (base renamed, manifest
+ *    aofCron: auto or                                 swapped, history deleted)
+ *    scheduled)                   aofRewriteDone(failed) / aofKillRewrite:
+ *                                 temp file removed, manifest unchanged
+ *
+ * aofRewriteStart flushes and fsyncs the current incremental file, opens
+ * the next one and (state ON) persists a manifest listing it, then forks:
+ * the child writes temp-rewriteaof-bg-<pid>.aof (an RDB, or RESTORE
+ * commands) while the parent appends to the new file exactly the writes
+ * made after the fork. aofRewriteDone renames the temp file to the next
+ * base, makes the old base and incremental files history, swaps the
+ * manifest atomically (aofManifestPersist: temp file, fsync, rename, fsync
+ * of the directory) and only then deletes history files. A failed or
+ * killed child loses nothing: the new incremental file stays listed. In
+ * WAIT_REWRITE the manifest on disk is left alone until a base exists.
  *
  * Includes server.h (like snapshot.c): it holds clients, reads the
  * server's counters and listeners, and replies to BGREWRITEAOF. */
