@@ -164,9 +164,11 @@ static int aofMkdir(void) {
     return 0;
 }
 
-static int aofOpenIncr(const char *name) {
+/* fresh: a new file, which must start empty (a crash may have left one of
+ * that name that no manifest lists); else the last file, reopened. */
+static int aofOpenIncr(const char *name, int fresh) {
     sds p = aofPath(aofDir(), name);
-    int fd = open(p, O_WRONLY | O_APPEND | O_CREAT, 0644);
+    int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | (fresh ? O_TRUNC : 0), 0644);
     if (fd == -1) serverLog(LL_WARNING, "Can't open the append-only file %s: %s", p, strerror(errno));
     sdsfree(p);
     return fd;
@@ -430,8 +432,9 @@ void aofStartupLoad(void) {
         }
         sdsfree(p);
     }
-    if (aof.am->nincr == 0) aofManifestNewIncr(aof.am, cfg.appendfilename);
-    aof.fd = aofOpenIncr(aof.am->incr[aof.am->nincr - 1]->name);
+    int fresh = aof.am->nincr == 0;
+    if (fresh) aofManifestNewIncr(aof.am, cfg.appendfilename);
+    aof.fd = aofOpenIncr(aof.am->incr[aof.am->nincr - 1]->name, fresh);
     if (aof.fd == -1) exit(1);
     sds err = NULL;
     if (aofManifestPersist(aof.am, aofDir(), cfg.appendfilename, &err) == -1) {
@@ -899,7 +902,7 @@ static int aofOpenNewIncr(void) {
     if (aofFlushAll() == -1 && cfg.appendfsync == APPENDFSYNC_ALWAYS) return -1;
     aofManifest *am = aofManifestDup(aof.am);
     const char *name = aofManifestNewIncr(am, cfg.appendfilename);
-    int fd = aofOpenIncr(name);
+    int fd = aofOpenIncr(name, 1);
     if (fd == -1) {
         aofManifestFree(am);
         return -1;

@@ -187,6 +187,22 @@ test "SIGKILL during a rewrite: the manifest already lists the new incr file, no
     kill_server $srv
 }
 
+test "A leftover file with the next incr name (a crash before its manifest) starts empty" {
+    set srv [aof_server]
+    set c [client $srv]
+    r $c SET a 1
+    write_file [file join [aofdir $srv] appendonly.aof.2.incr.aof] \
+        "*3\r\n\$3\r\nSET\r\n\$5\r\nstale\r\n\$1\r\n1\r\n"
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0}
+    r $c SET b 2
+    crash $srv $c
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal {1 2 {}} [r $c MGET a b stale]
+    kill_server $srv
+}
+
 test "aof-use-rdb-preamble no: the base is commands, loaded by this server and redis-server" {
     set srv [aof_server aof-use-rdb-preamble no]
     set c [client $srv]
