@@ -122,7 +122,7 @@ set ::floats {
     inf -inf +inf Infinity -infinity 1.7976931348623157e308 .5 5. 1e 1e+ 0x1p3
     "(1" "(-1" "(inf" "(-inf" "(+inf" "(nan" "(" "[" "[a" "(a" "[z" "-" "+" "[\xff"
 }
-set ::hostile [list "" $::big [string repeat y 1025] "\0" "a\0b" "\r\n" "\r" "\n" \
+set ::hostile [list "" $::big [string repeat y 1025] [string repeat w 5000] "\0" "a\0b" "\r\n" "\r" "\n" \
     "*1\r\n\$4\r\nPING\r\n" "\xff\xfe\x80" "\x00\x01\x02\x03" " " "  a  " \
     "*" "?" "\\" "\[a-" "a*" "*a*a*a*a*a*a*a*b" "h\[^e\]llo" "{tag}" "%s%n%p" \
     "\u00e9" "#" "#0" "#1" "\$" "a b" "'" "\"" "0-0" "0-1" "*-*" ">" "~" "="]
@@ -197,6 +197,30 @@ set ::examples {
     {SLOWLOG GET -1} {OBJECT HELP} {XADD st * f v} {XRANGE st - + COUNT 2}
     {PUBSUB NUMSUB a b} {PUBSUB CHANNELS *} {PUBLISH ch msg} {UNSUBSCRIBE a b}
     {DEBUG OBJECT l:plain} {DEBUG DIGEST-VALUE h:ht z:sl} {DEBUG PROTOCOL attrib}
+    {SETEX s:raw 100 v} {PSETEX k 1 v} {GETDEL s:int} {GETSET s:big x} {MSETNX a 1 b 2}
+    {MGET s:int missing l:lp} {APPEND s:int 5} {APPEND bm x} {DECRBY s:big -1} {INCRBY s:big 1}
+    {STRLEN s:int} {SUBSTR s:raw 0 -1} {SETNX s:raw x} {GETBIT bm 7} {BITCOUNT bm}
+    {LPUSH l:plain x y} {RPUSHX l:lp 1 2} {LPUSHX missing 1} {LPOP l:ql 3} {RPOP l:plain 10}
+    {LLEN l:plain} {LINSERT l:plain AFTER c new} {LREM l:plain 0 p} {LTRIM l:plain 2 -3}
+    {RPOPLPUSH l:plain l:lp} {LMOVE l:plain l:plain RIGHT LEFT} {LPOS l:plain c}
+    {HDEL h:ht f1 f2 nosuch} {HEXISTS h:lp f1} {HSETNX h:lp f9 x} {HSTRLEN h:lp num}
+    {HVALS h:lp} {HKEYS h:ht} {HLEN h:ht} {HINCRBY h:lp num 5} {HGET h:ht f599}
+    {HRANDFIELD h:lp 3} {HMSET h:lp a b c d} {HSET h:lp f0 vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv}
+    {SADD set:int 7 8 x} {SREM set:ht a b} {SCARD set:int64} {SISMEMBER set:int 3}
+    {SINTER set:int set:int64} {SINTERSTORE dst set:ht set:int} {SDIFFSTORE dst set:int set:ht}
+    {SUNION set:int set:ht} {SMEMBERS set:int64} {SRANDMEMBER set:ht 3} {SPOP set:int}
+    {ZCARD z:sl} {ZCOUNT z:sl (1 10} {ZREM z:lp a b} {ZSCORE z:sl m5} {ZPOPMIN z:lp 2}
+    {ZPOPMAX z:sl 3} {ZUNION 3 z:lp z:sl set:int WITHSCORES} {ZINTERSTORE dst 2 z:lp z:ttl}
+    {ZDIFFSTORE dst 2 z:sl z:lp} {ZREVRANGE z:sl 0 5 WITHSCORES} {ZREVRANK z:lp pinf}
+    {ZADD z:lp 1 mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm} {ZRANGE z:sl 0 -1 REV} {PFCOUNT hll:dense}
+    {PFDEBUG ENCODING hll:dense} {PFADD hll:new a} {EXISTS s:raw s:raw missing} {RANDOMKEY}
+    {OBJECT IDLETIME s:raw} {OBJECT REFCOUNT s:int} {EXPIRETIME s:ttl} {PEXPIRETIME z:ttl}
+    {PTTL h:ttl} {DBSIZE} {SELECT 1} {LATENCY RESET} {LATENCY DOCTOR} {LATENCY GRAPH command}
+    {LATENCY HISTORY command} {SLOWLOG LEN} {SLOWLOG RESET} {MEMORY STATS} {MEMORY DOCTOR}
+    {CONFIG RESETSTAT} {CLIENT GETREDIR} {CLIENT TRACKINGINFO} {CLIENT INFO}
+    {PUBSUB NUMPAT} {PUBSUB SHARDCHANNELS} {PUBSUB SHARDNUMSUB a} {SPUBLISH ch m}
+    {INFO keyspace} {DEBUG HTSTATS 0} {DEBUG DIGEST} {SAVE} {BGSAVE SCHEDULE} {DUMP s:int}
+    {RESTORE s:int 0 x} {SORT l:lp BY nosort GET #} {SORT h:ht} {SORT z:lp ALPHA STORE dst}
 }
 
 # Members and fields the dataset holds, so lookups also hit.
@@ -208,7 +232,7 @@ set ::members {a b c d 1 2 3 -5 100 f1 f2 f3 num flt m0 m1 m7 m199 ninf pinf x "
 
 # Lists are quicklists in 7.0 whatever their size: l:lp is one listpack node,
 # l:ql several (the inner ones LZF-compressed, list-compress-depth 1), l:plain
-# has plain nodes (elements of 1 KiB and more, see setup_server).
+# has a plain node (elements of 32 KiB and more, see setup_server).
 
 set ::enc {
     s:int int s:big int s:embstr embstr s:float embstr s:raw raw
@@ -226,7 +250,7 @@ proc seed_commands {} {
         {RPUSH l:lp a b c 1 2 3 -5 {} x}
     set l {RPUSH l:ql}
     for {set i 0} {$i < 300} {incr i} { lappend l [format %03d%s $i [string repeat q 97]] }
-    lappend cmds $l [list RPUSH l:plain a b $::big c 1 [string repeat p 2000] d]
+    lappend cmds $l [list RPUSH l:plain a b $::big c 1 [string repeat p 5000] d]
     lappend cmds {HSET h:lp f1 v1 f2 2 f3 -3 num 10 flt 1.5 {} empty}
     set h {HSET h:ht}
     for {set i 0} {$i < 600} {incr i} { lappend h f$i $i }
@@ -281,9 +305,10 @@ proc setup_server {} {
     set ::c_id [r $::c CLIENT ID]
     set ::w [client $::srv -timeout 30000]
     start_observers
-    # Elements of 1 KiB and more become plain quicklist nodes, so the big
-    # arguments the fuzzer pushes exercise them too.
-    r $::c DEBUG QUICKLIST-PACKED-THRESHOLD 1k
+    # Elements of 32 KiB and more become plain quicklist nodes, so the 64 KiB
+    # argument makes plain nodes and the 5000-byte one listpack entries with
+    # a 32-bit length.
+    r $::c DEBUG QUICKLIST-PACKED-THRESHOLD 32k
     set ::config_defaults {}
     foreach p $::config_params {
         lappend ::config_defaults {*}[r $::c CONFIG GET $p]
