@@ -60,6 +60,8 @@ struct rio {
             FILE *fp;        /* reading: where the frame comes from (borrowed) */
             char *buf;       /* compressed bytes in flight (owned) */
             size_t cap, len, pos;
+            char *ubuf;      /* uncompressed bytes staged (owned) */
+            size_t ucap, ulen, upos;
             int eof;         /* reading: the frame ended */
         } codec;
     } io;

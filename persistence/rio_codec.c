@@ -1,10 +1,13 @@
 /* rio_codec: zstd and lz4 frames as a rio layer (see rio_codec.h).
  *
- * Writing: rioWrite hands uncompressed bytes to the compressor, whose
- * output collects in codec.buf and is passed to the inner rio whenever the
- * buffer fills; rioCodecFinish writes the frame's end. Reading: compressed
- * bytes are read from the FILE* in RIO_CODEC_CHUNK pieces into codec.buf
- * and decompressed straight into the caller's buffer. A frame that ends
+ * Both directions stage the uncompressed side in codec.ubuf: the RDB code
+ * writes and reads a few bytes at a time, and a compressor call per field
+ * costs far more than the bytes it handles. Writing: rioWrite appends to
+ * ubuf; a full ubuf is compressed into codec.buf, which goes to the inner
+ * rio whenever it fills; rioCodecFinish writes what is left and the frame's
+ * end. Reading: compressed bytes are read from the FILE* in RIO_CODEC_CHUNK
+ * pieces into codec.buf and decompressed a ubuf at a time; reads are
+ * served from ubuf. A frame that ends
  * early (a truncated file) or is corrupt makes the read fail, which the
  * RDB loader reports as a short read at that (uncompressed) offset.
  *
@@ -36,7 +39,7 @@ static int rioCodecDrain(rio *r) {
     return ok;
 }
 
-static size_t rioZstdWrite(rio *r, const void *buf, size_t len) {
+static size_t rioZstdCompress(rio *r, const void *buf, size_t len) {
     ZSTD_inBuffer in = {buf, len, 0};
     while (in.pos < in.size) {
         ZSTD_outBuffer out = {r->io.codec.buf, r->io.codec.cap, r->io.codec.len};
@@ -48,7 +51,7 @@ static size_t rioZstdWrite(rio *r, const void *buf, size_t len) {
     return 1;
 }
 
-static size_t rioLz4Write(rio *r, const void *buf, size_t len) {
+static size_t rioLz4Compress(rio *r, const void *buf, size_t len) {
     const char *p = buf;
     while (len) {
         /* Feed pieces whose worst case fits the free buffer space. */
@@ -62,6 +65,24 @@ static size_t rioLz4Write(rio *r, const void *buf, size_t len) {
         p += n;
         len -= n;
     }
+    return 1;
+}
+
+/* Hand the staged bytes to the compressor. */
+static int rioCodecFlushStage(rio *r) {
+    size_t n = r->io.codec.ulen;
+    r->io.codec.ulen = 0;
+    if (!n) return 1;
+    return (int)(r->io.codec.codec == RIO_CODEC_ZSTD ? rioZstdCompress(r, r->io.codec.ubuf, n)
+                                                     : rioLz4Compress(r, r->io.codec.ubuf, n));
+}
+
+static size_t rioCodecStageWrite(rio *r, const void *buf, size_t len) {
+    if (r->io.codec.ulen + len > r->io.codec.ucap && !rioCodecFlushStage(r)) return 0;
+    if (len >= r->io.codec.ucap) /* big: straight to the compressor */
+        return r->io.codec.codec == RIO_CODEC_ZSTD ? rioZstdCompress(r, buf, len) : rioLz4Compress(r, buf, len);
+    memcpy(r->io.codec.ubuf + r->io.codec.ulen, buf, len);
+    r->io.codec.ulen += len;
     return 1;
 }
 
@@ -85,6 +106,8 @@ static void rioCodecInitCommon(rio *r, int codec, size_t cap) {
     r->io.codec.codec = codec;
     r->io.codec.cap = cap;
     r->io.codec.buf = zmalloc(cap);
+    r->io.codec.ucap = RIO_CODEC_CHUNK / 2;
+    r->io.codec.ubuf = zmalloc(r->io.codec.ucap);
 }
 
 int rioInitCodecWriter(rio *r, rio *inner, int codec) {
@@ -99,7 +122,7 @@ int rioInitCodecWriter(rio *r, rio *inner, int codec) {
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, RIO_ZSTD_LEVEL);
         ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
         r->io.codec.ctx = cctx;
-        r->write_fn = rioZstdWrite;
+        r->write_fn = rioCodecStageWrite;
         return 1;
     }
     if (codec == RIO_CODEC_LZ4) {
@@ -112,7 +135,7 @@ int rioInitCodecWriter(rio *r, rio *inner, int codec) {
         size_t ret = LZ4F_compressBegin(cctx, r->io.codec.buf, r->io.codec.cap, &prefs);
         if (LZ4F_isError(ret)) goto fail;
         r->io.codec.len = ret;
-        r->write_fn = rioLz4Write;
+        r->write_fn = rioCodecStageWrite;
         return 1;
     }
 fail:
@@ -121,7 +144,7 @@ fail:
 }
 
 int rioCodecFinish(rio *r) {
-    int ok = !rioHasError(r);
+    int ok = !rioHasError(r) && rioCodecFlushStage(r);
     if (ok && r->io.codec.codec == RIO_CODEC_ZSTD) {
         ZSTD_inBuffer in = {NULL, 0, 0};
         size_t left;
@@ -156,32 +179,51 @@ static int rioCodecFill(rio *r) {
     return r->io.codec.len > 0;
 }
 
-static size_t rioZstdRead(rio *r, void *buf, size_t len) {
-    ZSTD_outBuffer out = {buf, len, 0};
-    while (out.pos < out.size) {
-        if (r->io.codec.eof || !rioCodecFill(r)) return 0;
+/* Decompress up to cap bytes into dst; fewer only at the frame's end or
+ * when the file ends or is corrupt (eof or error then tells which). */
+static size_t rioZstdFill(rio *r, char *dst, size_t cap) {
+    ZSTD_outBuffer out = {dst, cap, 0};
+    while (out.pos < out.size && !r->io.codec.eof && rioCodecFill(r)) {
         ZSTD_inBuffer in = {r->io.codec.buf, r->io.codec.len, r->io.codec.pos};
         size_t ret = ZSTD_decompressStream(r->io.codec.ctx, &out, &in);
-        if (ZSTD_isError(ret)) return 0;
+        if (ZSTD_isError(ret)) break;
         r->io.codec.pos = in.pos;
         if (ret == 0) r->io.codec.eof = 1; /* frame complete */
-        if (r->io.codec.eof && out.pos < out.size) return 0;
     }
-    return 1;
+    return out.pos;
 }
 
-static size_t rioLz4Read(rio *r, void *buf, size_t len) {
+static size_t rioLz4Fill(rio *r, char *dst, size_t cap) {
     size_t done = 0;
-    while (done < len) {
-        if (r->io.codec.eof || !rioCodecFill(r)) return 0;
-        size_t dst = len - done, src = r->io.codec.len - r->io.codec.pos;
-        size_t ret = LZ4F_decompress(r->io.codec.ctx, (char *)buf + done, &dst,
-                                     r->io.codec.buf + r->io.codec.pos, &src, NULL);
-        if (LZ4F_isError(ret)) return 0;
+    while (done < cap && !r->io.codec.eof && rioCodecFill(r)) {
+        size_t d = cap - done, src = r->io.codec.len - r->io.codec.pos;
+        size_t ret = LZ4F_decompress(r->io.codec.ctx, dst + done, &d, r->io.codec.buf + r->io.codec.pos, &src, NULL);
+        if (LZ4F_isError(ret)) break;
         r->io.codec.pos += src;
-        done += dst;
+        done += d;
         if (ret == 0) r->io.codec.eof = 1;
-        if (r->io.codec.eof && done < len) return 0;
+    }
+    return done;
+}
+
+static size_t rioCodecFillStage(rio *r) {
+    r->io.codec.upos = 0;
+    r->io.codec.ulen = r->io.codec.codec == RIO_CODEC_ZSTD
+                           ? rioZstdFill(r, r->io.codec.ubuf, r->io.codec.ucap)
+                           : rioLz4Fill(r, r->io.codec.ubuf, r->io.codec.ucap);
+    return r->io.codec.ulen;
+}
+
+static size_t rioCodecStageRead(rio *r, void *buf, size_t len) {
+    char *out = buf;
+    while (len) {
+        size_t avail = r->io.codec.ulen - r->io.codec.upos;
+        if (!avail && !(avail = rioCodecFillStage(r))) return 0;
+        size_t n = avail < len ? avail : len;
+        memcpy(out, r->io.codec.ubuf + r->io.codec.upos, n);
+        r->io.codec.upos += n;
+        out += n;
+        len -= n;
     }
     return 1;
 }
@@ -207,11 +249,11 @@ int rioInitCodecReader(rio *r, FILE *fp, int codec) {
     r->io.codec.fp = fp;
     if (codec == RIO_CODEC_ZSTD) {
         r->io.codec.ctx = ZSTD_createDCtx();
-        r->read_fn = rioZstdRead;
+        r->read_fn = rioCodecStageRead;
     } else if (codec == RIO_CODEC_LZ4) {
         LZ4F_dctx *dctx;
         if (!LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) r->io.codec.ctx = dctx;
-        r->read_fn = rioLz4Read;
+        r->read_fn = rioCodecStageRead;
     }
     if (!r->io.codec.ctx) {
         rioCodecFree(r);
@@ -221,12 +263,11 @@ int rioInitCodecReader(rio *r, FILE *fp, int codec) {
 }
 
 int rioCodecAtEnd(rio *r) {
-    if (!r->io.codec.eof) {
-        /* Let the decoder consume the frame's epilogue: it yields no byte,
-         * so the read "fails" either way; eof says whether the frame ended. */
-        char byte;
-        r->read_fn(r, &byte, 1);
-    }
+    /* Let the decoder consume the frame's epilogue (it yields no byte);
+     * eof then says whether the frame ended. Bytes still staged mean the
+     * frame holds more than the RDB: not a clean end either. */
+    if (r->io.codec.upos < r->io.codec.ulen) return 0;
+    if (!r->io.codec.eof && rioCodecFillStage(r)) return 0;
     return r->io.codec.eof;
 }
 
@@ -243,5 +284,6 @@ void rioCodecFree(rio *r) {
         r->io.codec.ctx = NULL;
     }
     zfree(r->io.codec.buf);
-    r->io.codec.buf = NULL;
+    zfree(r->io.codec.ubuf);
+    r->io.codec.buf = r->io.codec.ubuf = NULL;
 }
