@@ -390,6 +390,7 @@ void aofStartupLoad(void) {
     struct stat st;
     long long start = ustime();
     server.loading = 1;
+    aofLoadServeClients(1);
     if (stat(mpath, &st) == 0) {
         sds err = NULL;
         int line = 0;
@@ -416,6 +417,7 @@ void aofStartupLoad(void) {
         }
         aofLoadLegacy();
     }
+    aofLoadServeClients(0);
     server.loading = 0;
     server.dirty = 0;
     serverLog(LL_NOTICE, "DB loaded from append only file: %.3f seconds", (double)(ustime() - start) / 1000000);
@@ -1107,6 +1109,10 @@ static int aofStart(void) {
 }
 
 static int applyAppendonly(const char **err) {
+    if (server.loading) {
+        *err = "Can't turn the AOF on or off while the dataset is loading";
+        return 0;
+    }
     if (cfg.appendonly && aof.state == AOF_OFF) {
         if (aofStart() == -1) {
             *err = "Unable to turn on AOF. Check server logs.";
@@ -1119,7 +1125,10 @@ static int applyAppendonly(const char **err) {
 }
 
 static int applyAppendfsync(const char **err) {
-    (void)err;
+    if (server.loading) {
+        *err = "Can't change appendfsync while the dataset is loading";
+        return 0;
+    }
     if (aof.state != AOF_OFF) {
         /* Settle the writer and whoever waits for it before the rules change. */
         aofWaitInflight();

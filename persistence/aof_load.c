@@ -80,6 +80,17 @@ static void queueFree(multiQueue *q) {
 /* cairn-check-aof: parse and validate only (aofCheckFile). */
 static int check_only;
 static long long check_valid;
+/* Start-up: answer clients (-LOADING) every 1024 commands and between the
+ * keys of an RDB preamble, as Redis does while it loads the AOF. */
+static int serve_clients;
+
+void aofLoadServeClients(int on) { serve_clients = on; }
+
+static void aofLoadRdbProgress(size_t loaded, const rdbLoadStats *st) {
+    (void)loaded;
+    (void)st;
+    processEventsWhileBlocked();
+}
 
 static void runOne(client *c, cairnCommand *cmd) {
     if (check_only) return;
@@ -165,7 +176,10 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
         rdbLoadStats rst;
         sds why = NULL;
         serverLog(LL_NOTICE, "Reading RDB base file on AOF loading...");
-        if (rdbLoadRio(&r, 0, &rst, &why) != 0) {
+        if (serve_clients && !check_only) rdbLoadSetProgress(aofLoadRdbProgress);
+        int rret = rdbLoadRio(&r, 0, &rst, &why);
+        rdbLoadSetProgress(NULL);
+        if (rret != 0) {
             *err = sdscatprintf(sdsempty(), "Error reading the RDB base file %s, AOF loading aborted: %s",
                                 name, why ? why : "unknown error");
             sdsfree(why);
@@ -265,6 +279,7 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
         c->argv_len = 0;
         if (why) break;
         (*cmds)++;
+        if (serve_clients && !check_only && (*cmds & 1023) == 0) processEventsWhileBlocked();
     }
     if (why && !*err) *err = loadError(name, valid_up_to, why);
     check_valid = valid_up_to;

@@ -18,6 +18,8 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
  * AOF_LOAD_TRUNCATED (a cut tail) and AOF_LOAD_FAILED (*err set) *valid is
  * the offset up to which the file is good. An RDB preamble is still loaded
  * (into the keyspace) to validate it. */
+/* At start-up: serve clients (-LOADING) while loading. */
+void aofLoadServeClients(int on);
 int aofCheckFile(const char *path, const char *name, long long *valid, long long *cmds, char **err);
 
 #endif

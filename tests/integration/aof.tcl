@@ -373,7 +373,7 @@ test "A command cut in the middle: dropped with aof-load-truncated yes, start-up
     assert_match "*Truncating the AOF*appendonly.aof.1.incr.aof*offset $good*" [log_tail $srv 30]
     # appending goes on after the cut
     r $c SET d 4
-    kill_server $srv
+    crash $srv $c
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal {1 2 {} 4} [r $c MGET a b c d]
@@ -531,6 +531,37 @@ test "CONFIG SET appendonly yes at run time starts with a rewrite; no stops appe
     set size [file size [last_incr $srv]]
     r $c SET ignored 1
     assert_equal $size [file size [last_incr $srv]]
+    kill_server $srv
+}
+
+test "Clients connecting while the AOF loads get -LOADING; INFO answers" {
+    set srv [aof_server]
+    set c [client $srv]
+    r $c DEBUG POPULATE 20000 key 10
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0}
+    for {set i 0} {$i < 3000} {incr i} { send_cmd $c INCR n }
+    for {set i 0} {$i < 3000} {incr i} { read_reply $c }
+    r $c SET marker here
+    set digest [r $c DEBUG DIGEST]
+    stop_server $srv
+    for {set i 0} {$i < 100} {incr i} {
+        if {[::cairn_h::port_free [dict get $srv port]]} break
+        after 50
+    }
+    # key-load-delay slows the RDB base down (Redis 7.0 has it too)
+    dict set srv config {appendonly yes key-load-delay 100 loading-process-events-interval-bytes 1024}
+    set srv [::cairn_h::spawn $srv]
+    set deadline [expr {[clock milliseconds] + 10000}]
+    while {[catch {client $srv} c]} {
+        if {[clock milliseconds] > $deadline} { error "cannot connect while loading: $c" }
+        after 10
+    }
+    assert_error "LOADING*" {r $c GET marker}
+    assert_equal 1 [info_field $c loading]
+    wait_for {[info_field $c loading] == 0}
+    assert_equal here [r $c GET marker]
+    assert_equal $digest [r $c DEBUG DIGEST]
     kill_server $srv
 }
 
