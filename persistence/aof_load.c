@@ -9,6 +9,10 @@
  * MULTI/EXEC only delimit transactions here: a file that ends inside one is
  * cut back to before its MULTI, like a command cut in the middle.
  *
+ * At start-up (aofLoadServeClients) clients are answered every 1024
+ * commands and between the keys of a preamble (processEventsWhileBlocked:
+ * -LOADING for most commands).
+ *
  * A cut tail in the last file with aof-load-truncated yes is removed from
  * the file (truncate(2)) with a log line; any other damage fails the load
  * with the file, the byte offset and the reason.
