@@ -8,7 +8,13 @@
  * 1. The parent keeps serving; rdbCron reaps the child, and on success
  * counts the changes made since the fork as still unsaved and moves
  * LASTSAVE. SAVE, the final save at shutdown, FLUSHALL (with save points)
- * and DEBUG RELOAD run rdbSaveFile in the main process.
+ * and DEBUG RELOAD run rdbSaveFile in the main process. The child reports
+ * keys written and its copy-on-write size through the child-info pipe
+ * (child_info.c), drained by rdbCron for INFO.
+ *
+ * The start-up load serves clients between keys (rdbLoadProgress ->
+ * processEventsWhileBlocked; commandProcess answers -LOADING) and keeps
+ * the loading_* INFO fields; nothing may save while it runs.
  *
  * server.dirty itself only ever grows (commandCall propagates a command
  * when it moved): "changes since the last save" is its distance from
