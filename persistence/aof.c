@@ -132,8 +132,11 @@ static int bio_fsync_status = C_OK, bio_fsync_errno = 0;
 
 static const char *aofDir(void) { return cfg.appenddirname; }
 
+/* Replies wait for fsyncs only once the AOF holds the whole dataset: while
+ * a just-enabled AOF writes its first base (WAIT_REWRITE) nothing is
+ * durable yet, and, as in Redis, replies are not held. */
 static void aofUpdateHold(void) {
-    aof_hold_active = aof.state != AOF_OFF && cfg.appendfsync == APPENDFSYNC_ALWAYS;
+    aof_hold_active = aof.state == AOF_ON && cfg.appendfsync == APPENDFSYNC_ALWAYS;
 }
 
 /* ---- files ---- */
@@ -1007,6 +1010,9 @@ void aofRewriteDone(pid_t pid, int exitcode, int bysignal) {
     if (aof.state == AOF_WAIT_REWRITE) {
         aof.state = AOF_ON;
         serverLog(LL_NOTICE, "AOF enabled: the first rewrite is done");
+        /* what was written since the fork is in the new incr file */
+        aofFlushAll();
+        aofUpdateHold();
     }
     aofDeleteHistory(aof.am);
     aof.current_size = aof.base_size = manifestFileSize(base) + aof.incr_size;

@@ -578,6 +578,28 @@ test "SHUTDOWN while the first base is being written is refused; FORCE exits" {
     wait_for {![server_alive $srv]}
 }
 
+test "CONFIG SET appendonly yes under appendfsync always while a BGSAVE runs" {
+    set srv [start_server -config {appendfsync always rdb-key-save-delay 20000}]
+    set c [client $srv]
+    for {set i 0} {$i < 50} {incr i} { r $c SET k$i v }
+    r $c BGSAVE
+    assert_equal OK [r $c CONFIG SET appendonly yes]
+    assert_equal 1 [info_field $c aof_rewrite_scheduled]
+    # replies keep coming while the first base waits for the BGSAVE
+    for {set i 0} {$i < 20} {incr i} { assert_equal [expr {$i + 1}] [r $c INCR n] }
+    r $c CONFIG SET rdb-key-save-delay 0
+    wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0} 20000
+    for {set i 0} {$i < 20} {incr i} { r $c INCR n }
+    set digest [r $c DEBUG DIGEST]
+    kill_server $srv
+    dict set srv config {appendonly yes appendfsync always}
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal 40 [r $c GET n]
+    kill_server $srv
+}
+
 test "Automatic rewrite when the AOF doubles past auto-aof-rewrite-min-size" {
     set srv [aof_server auto-aof-rewrite-min-size 10kb auto-aof-rewrite-percentage 100]
     set c [client $srv]
