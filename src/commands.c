@@ -475,7 +475,7 @@ int commandProcess(client *c) {
         replyError(c, aofWritesDenied());
         multiFlagError(c);
     } else if (server.loading && !(cmd->flags & CMD_LOADING)) {
-        /* Only reachable while a load serves clients between keys
+        /* Only reachable while a snapshot or AOF load serves clients
          * (processEventsWhileBlocked). */
         cmd->rejected_calls++;
         replyError(c, "LOADING Redis is loading the dataset in memory");
