@@ -8,6 +8,7 @@
 #include "crash.h"
 #include "debug.h"
 #include "digest.h"
+#include "dump.h"
 #include "propagate.h"
 #include "quicklist.h"
 #include "snapshot.h"
@@ -97,14 +98,20 @@ static void debugPopulate(client *c) {
     long long count, size = 0;
     if (getLongLongFromObjectOrReply(c, c->argv[2], &count, NULL) != C_OK) return;
     if (count < 0) {
-        replyError(c, "ERR count can't be negative");
+        replyError(c, "ERR value is out of range, must be positive");
         return;
     }
     const char *prefix = c->argc >= 4 ? c->argv[3]->ptr : "key";
     if (c->argc == 5 && getLongLongFromObjectOrReply(c, c->argv[4], &size, NULL) != C_OK) return;
+    if (size < 0) {
+        replyError(c, "ERR value is out of range, must be positive");
+        return;
+    }
     for (long long j = 0; j < count; j++) {
         char buf[128];
+        /* As Redis: a long prefix is cut so the name fits the buffer. */
         int kl = snprintf(buf, sizeof(buf), "%s:%lld", prefix, j);
+        if (kl >= (int)sizeof(buf)) kl = (int)sizeof(buf) - 1;
         robj *key = createStringObject(buf, kl);
         keyRef ref;
         dbFindForWrite(c->db, key, &ref);
@@ -202,12 +209,25 @@ void debugCommand(client *c) {
             replyError(c, "ERR no such key");
             return;
         }
+        /* serializedlength is the value's RDB encoding, as in Redis: a DUMP
+         * payload less its type byte and 10-byte footer. */
+        sds payload = dumpPayloadCreate(o);
+        size_t serialized = sdslen(payload) - 11;
+        sdsfree(payload);
         sds s = sdscatprintf(sdsempty(),
                              "Value at:%p refcount:%d encoding:%s serializedlength:%zu lru:%u "
                              "lru_seconds_idle:%lld",
-                             (void *)o, o->refcount, strEncoding(o->encoding),
-                             stringObjectLen(o) + 1, (unsigned)o->lru,
-                             estimateObjectIdleTime(o) / 1000);
+                             (void *)o, o->refcount, strEncoding(o->encoding), serialized,
+                             (unsigned)o->lru, estimateObjectIdleTime(o) / 1000);
+        if (o->encoding == OBJ_ENCODING_QUICKLIST) {
+            quicklist *ql = o->ptr;
+            size_t raw = 0;
+            for (quicklistNode *n = ql->head; n; n = n->next) raw += n->sz;
+            s = sdscatprintf(s, " ql_nodes:%lu ql_avg_node:%.2f ql_listpack_max:%d ql_compressed:%d "
+                                "ql_uncompressed_size:%zu",
+                             ql->len, ql->len ? (double)ql->count / ql->len : 0.0, ql->fill,
+                             ql->compress != 0, raw);
+        }
         replyStatus(c, s, sdslen(s));
         sdsfree(s);
     } else if (!strcasecmp(sub, "quicklist-packed-threshold") && c->argc == 3) {

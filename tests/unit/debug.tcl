@@ -1,0 +1,40 @@
+# debug.tcl -- DEBUG subcommands that Redis' own tests and tools lean on:
+# POPULATE's bounds (a negative count or size, a prefix longer than the
+# name buffer, which used to read past it) and DEBUG OBJECT's fields
+# (serializedlength is the value's RDB length; quicklists add ql_* fields).
+# The expected values are redis-server 7.0.15's.
+
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+
+set srv [start_server]
+set c [client $srv]
+
+test "DEBUG POPULATE refuses a negative count or size" {
+    assert_error "ERR value is out of range, must be positive" {r $c DEBUG POPULATE -1}
+    assert_error "ERR value is out of range, must be positive" {r $c DEBUG POPULATE 1 k -1}
+    assert_equal 0 [r $c DBSIZE]
+}
+
+test "DEBUG POPULATE cuts a long prefix to the name buffer, as Redis" {
+    r $c FLUSHALL
+    assert_equal OK [r $c DEBUG POPULATE 2 [string repeat x 300] 5]
+    # Both names are cut to the same 127 bytes, so one key results.
+    assert_equal 1 [r $c DBSIZE]
+    assert_equal 127 [string length [r $c RANDOMKEY]]
+    assert_equal PONG [r $c PING]
+}
+
+test "DEBUG OBJECT: serializedlength and the quicklist fields" {
+    r $c FLUSHALL
+    r $c RPUSH l a b c
+    r $c SET s hello
+    r $c HSET h f v
+    r $c SADD set 1 2 3
+    assert_match "*encoding:quicklist serializedlength:19 *ql_nodes:1 ql_avg_node:3.00 ql_listpack_max:-2 ql_compressed:0 ql_uncompressed_size:16" [r $c DEBUG OBJECT l]
+    assert_match "*encoding:embstr serializedlength:6 *" [r $c DEBUG OBJECT s]
+    assert_match "*encoding:listpack serializedlength:14 *" [r $c DEBUG OBJECT h]
+    assert_match "*encoding:intset serializedlength:15 *" [r $c DEBUG OBJECT set]
+    assert_error "ERR no such key" {r $c DEBUG OBJECT nosuch}
+}
+
+finish
