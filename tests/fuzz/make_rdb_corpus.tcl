@@ -20,12 +20,6 @@ proc seed {name mode bytes} {
     puts -nonewline $f [binary format c $mode]$bytes
     close $f
 }
-proc read_bytes {path} {
-    set f [open $path rb]
-    set d [read $f]
-    close $f
-    return $d
-}
 
 set servers [list cairn $::cairn(server)]
 if {$::cairn(reference) ne ""} { lappend servers redis $::cairn(reference) }

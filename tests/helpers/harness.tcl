@@ -335,6 +335,20 @@ proc log_tail {srv {n 20}} {
     return [::cairn_h::tail_file [dict get $srv log] $n]
 }
 
+# read_bytes PATH / write_bytes PATH DATA: a whole file, in binary (the
+# snapshot and AOF tests cut, flip and copy files byte for byte).
+proc read_bytes {path} {
+    set f [open $path rb]
+    set data [read $f]
+    close $f
+    return $data
+}
+proc write_bytes {path data} {
+    set f [open $path wb]
+    puts -nonewline $f $data
+    close $f
+}
+
 # ---------------------------------------------------------------------------
 # Clients
 # ---------------------------------------------------------------------------

@@ -60,9 +60,9 @@ proc rdbdata_populate {c} {
     r $c SELECT 0
 }
 
-proc rdbdata_meta {c} {
+proc rdbdata_meta {c {dbs {0 5 15}}} {
     set out {}
-    foreach db {0 5 15} {
+    foreach db $dbs {
         r $c SELECT $db
         foreach k [lsort [r $c KEYS *]] {
             dict set out "$db:$k" [list [r $c TYPE $k] [r $c OBJECT ENCODING $k] \
@@ -75,14 +75,5 @@ proc rdbdata_meta {c} {
 
 # Same summary for every key of every database.
 proc rdbdata_meta_all {c} {
-    set out {}
-    for {set db 0} {$db < 16} {incr db} {
-        r $c SELECT $db
-        foreach k [lsort [r $c KEYS *]] {
-            dict set out "$db:$k" [list [r $c TYPE $k] [r $c OBJECT ENCODING $k] \
-                    [r $c PEXPIRETIME $k] [r $c DEBUG DIGEST-VALUE $k]]
-        }
-    }
-    r $c SELECT 0
-    return $out
+    return [rdbdata_meta $c {0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15}]
 }

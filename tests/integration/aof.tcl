@@ -13,23 +13,12 @@ if {$ref eq "" && [file executable /usr/bin/redis-server]} { set ref /usr/bin/re
 set is_cairn [string match *cairn* [file tail $::cairn(server)]]
 
 proc aofdir {srv} { return [file join [dict get $srv dir] appendonlydir] }
-proc read_file {path} {
-    set f [open $path rb]
-    set b [read $f]
-    close $f
-    return $b
-}
-proc write_file {path bytes} {
-    set f [open $path wb]
-    puts -nonewline $f $bytes
-    close $f
-}
 proc append_file {path bytes} {
     set f [open $path ab]
     puts -nonewline $f $bytes
     close $f
 }
-proc manifest {srv} { return [read_file [file join [aofdir $srv] appendonly.aof.manifest]] }
+proc manifest {srv} { return [read_bytes [file join [aofdir $srv] appendonly.aof.manifest]] }
 # The last incremental file named by the manifest.
 proc last_incr {srv} {
     set name ""
@@ -65,12 +54,12 @@ test "appendonly yes starts with a base, an incremental file and Redis' manifest
     set c [client $srv]
     assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
         [manifest $srv]
-    assert_equal REDIS [string range [read_file [file join [aofdir $srv] appendonly.aof.1.base.rdb]] 0 4]
+    assert_equal REDIS [string range [read_bytes [file join [aofdir $srv] appendonly.aof.1.base.rdb]] 0 4]
     r $c SET k v
     r $c SELECT 3
     r $c SET k3 v3
     # Under always the reply waits until the file has it.
-    set incr [read_file [last_incr $srv]]
+    set incr [read_bytes [last_incr $srv]]
     assert_equal "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nSET\r\n\$1\r\nk\r\n\$1\r\nv\r\n*2\r\n\$6\r\nSELECT\r\n\$1\r\n3\r\n*3\r\n\$3\r\nSET\r\n\$2\r\nk3\r\n\$2\r\nv3\r\n" \
         $incr
     assert_equal 1 [info_field $c aof_enabled]
@@ -191,7 +180,7 @@ test "A leftover file with the next incr name (a crash before its manifest) star
     set srv [aof_server]
     set c [client $srv]
     r $c SET a 1
-    write_file [file join [aofdir $srv] appendonly.aof.2.incr.aof] \
+    write_bytes [file join [aofdir $srv] appendonly.aof.2.incr.aof] \
         "*3\r\n\$3\r\nSET\r\n\$5\r\nstale\r\n\$1\r\n1\r\n"
     r $c BGREWRITEAOF
     wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0}
@@ -210,7 +199,7 @@ test "aof-use-rdb-preamble no: the base is commands, loaded by this server and r
     r $c BGREWRITEAOF
     wait_for {[info_field $c aof_rewrites] == 1 && [info_field $c aof_rewrite_in_progress] == 0}
     assert_match "file appendonly.aof.2.base.aof seq 2 type b*" [manifest $srv]
-    set base [read_file [file join [aofdir $srv] appendonly.aof.2.base.aof]]
+    set base [read_bytes [file join [aofdir $srv] appendonly.aof.2.base.aof]]
     assert_equal "*" [string index $base 0]
     set digest [r $c DEBUG DIGEST]
     set meta [rdbdata_meta $c]
@@ -294,7 +283,7 @@ foreach policy {everysec always} {
         after 1100
         r $c SET b 2
         wait_for {[info_field $c aof_buffer_length] == 0}
-        set bytes [read_file [last_incr $srv]]
+        set bytes [read_bytes [last_incr $srv]]
         assert {[regexp -all {#TS:[0-9]+\r\n\*} $bytes] >= 3} "annotations before commands: $bytes"
         assert {![regexp {#TS:[0-9]+\r\n\*2\r\n\$4\r\nINCR} $bytes]} "never inside MULTI/EXEC"
         set digest [r $c DEBUG DIGEST]
@@ -318,7 +307,7 @@ test "A Redis 6 single-file AOF (commands, or an RDB preamble and commands) is l
     set srv [start_server]
     set c [client $srv]
     kill_server $srv
-    write_file [file join [dict get $srv dir] appendonly.aof] \
+    write_bytes [file join [dict get $srv dir] appendonly.aof] \
         "*2\r\n\$6\r\nSELECT\r\n\$1\r\n0\r\n*3\r\n\$3\r\nSET\r\n\$3\r\nold\r\n\$3\r\nsix\r\n*2\r\n\$4\r\nINCR\r\n\$1\r\nn\r\n"
     dict set srv config {appendonly yes}
     set srv [restart_server $srv]
@@ -337,12 +326,12 @@ test "A Redis 6 single-file AOF (commands, or an RDB preamble and commands) is l
     set c [client $srv]
     rdbdata_populate $c
     r $c SAVE
-    set rdb [read_file [file join [dict get $srv dir] dump.rdb]]
+    set rdb [read_bytes [file join [dict get $srv dir] dump.rdb]]
     r $c SET tail yes
     set digest [r $c DEBUG DIGEST]
     kill_server $srv
     file delete [file join [dict get $srv dir] dump.rdb]
-    write_file [file join [dict get $srv dir] appendonly.aof] \
+    write_bytes [file join [dict get $srv dir] appendonly.aof] \
         "$rdb*3\r\n\$3\r\nSET\r\n\$4\r\ntail\r\n\$3\r\nyes\r\n"
     dict set srv config {appendonly yes}
     set srv [restart_server $srv]
@@ -402,9 +391,9 @@ test "cairn-check-aof reports a cut tail and --fix truncates it" {
     assert_match "*Successfully truncated*" [exec $tool --fix $m]
     assert_equal $good [file size $incr]
     # damage inside the last file: reported with the offset, fixed by cutting there
-    set bytes [read_file $incr]
+    set bytes [read_bytes $incr]
     set pos [string first "*3\r\n\$3\r\nSET\r\n\$1\r\nb" $bytes]
-    write_file $incr [string replace $bytes $pos $pos "?"]
+    write_bytes $incr [string replace $bytes $pos $pos "?"]
     assert {[catch {exec $tool $incr} out]}
     assert_match "*ok_up_to=$pos*offset $pos: expected a multibulk header*" $out
     unset env(CAIRN_SERVER)
@@ -433,20 +422,20 @@ test "A corrupt byte in the middle stops start-up with the file, offset and reas
     r $c SET c 3
     crash $srv $c
     set incr [last_incr $srv]
-    set bytes [read_file $incr]
+    set bytes [read_bytes $incr]
     # the '*' of the SET b command
     set pos [string first "*3\r\n\$3\r\nSET\r\n\$1\r\nb" $bytes]
-    write_file $incr [string replace $bytes $pos $pos "!"]
+    write_bytes $incr [string replace $bytes $pos $pos "!"]
     set err [restart_fails $srv]
     # (Redis names the file, not the offset or the reason)
     assert_match "*Bad file format*appendonly.aof.1.incr.aof*" $err
     if {$is_cairn} { assert_match "*offset $pos: expected a multibulk header*" $err }
     # a bulk header damaged
-    write_file $incr [string replace $bytes [expr {$pos + 4}] [expr {$pos + 4}] "x"]
+    write_bytes $incr [string replace $bytes [expr {$pos + 4}] [expr {$pos + 4}] "x"]
     set err [restart_fails $srv]
     if {$is_cairn} { assert_match "*Bad file format*offset $pos: expected a bulk header*" $err }
     # an unknown command
-    write_file $incr [string replace $bytes [expr {$pos + 8}] [expr {$pos + 8}] "Q"]
+    write_bytes $incr [string replace $bytes [expr {$pos + 8}] [expr {$pos + 8}] "Q"]
     set err [restart_fails $srv]
     assert_match "*QET*" $err
     if {$is_cairn} { assert_match "*Bad file format*offset $pos: unknown command 'QET'*" $err }
@@ -462,8 +451,8 @@ test "A cut command in a file that is not the last one is corruption, not a trun
     crash $srv $c
     # Make the manifest list a cut file before the current incr file.
     set d [aofdir $srv]
-    write_file [file join $d appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nSET\r\n\$1\r\nx"
-    write_file [file join $d appendonly.aof.manifest] \
+    write_bytes [file join $d appendonly.aof.1.incr.aof] "*3\r\n\$3\r\nSET\r\n\$1\r\nx"
+    write_bytes [file join $d appendonly.aof.manifest] \
         "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
     set err [restart_fails $srv]
     assert_match "*appendonly.aof.1.incr.aof*" $err
@@ -480,14 +469,14 @@ test "A missing manifest with files left in the directory refuses to start" {
     set err [restart_fails $srv]
     assert_match "*no manifest*refusing to start*" $err
     # the data is untouched
-    assert_match "*SET*" [read_file [file join [aofdir $srv] appendonly.aof.1.incr.aof]]
+    assert_match "*SET*" [read_bytes [file join [aofdir $srv] appendonly.aof.1.incr.aof]]
     # a manifest naming a file that is gone
-    write_file [file join [aofdir $srv] appendonly.aof.manifest] \
+    write_bytes [file join [aofdir $srv] appendonly.aof.manifest] \
         "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.7.incr.aof seq 7 type i\n"
     set err [restart_fails $srv]
     assert_match "*appendonly.aof.7.incr.aof*doesn't exist*" $err
     # a malformed manifest
-    write_file [file join [aofdir $srv] appendonly.aof.manifest] "file appendonly.aof.1.base.rdb seq 1\n"
+    write_bytes [file join [aofdir $srv] appendonly.aof.manifest] "file appendonly.aof.1.base.rdb seq 1\n"
     set err [restart_fails $srv]
     assert_match "*MANIFEST*line 1*Invalid AOF manifest file format*" $err
 }
@@ -499,7 +488,7 @@ test "Manifest parsing: comments, quoted names, key order, history entries" {
     crash $srv $c
     set d [aofdir $srv]
     file rename [file join $d appendonly.aof.1.incr.aof] [file join $d "my incr.aof"]
-    write_file [file join $d appendonly.aof.manifest] \
+    write_bytes [file join $d appendonly.aof.manifest] \
         "# a comment\nfile appendonly.aof.1.base.rdb seq 1 type b\ntype h seq 3 file gone.aof\nfile \"my incr.aof\" seq 4 type i extra x\n"
     set srv [restart_server $srv]
     set c [client $srv]
@@ -701,7 +690,7 @@ test "appendfsync always: a reply waits for its fsync while the loop serves othe
     assert {$tget - $t0 >= 350}
     assert_equal OK [read_reply $a]
     # and by then it is in the file
-    assert_match "*SET*k*v*" [read_file [last_incr $srv]]
+    assert_match "*SET*k*v*" [read_bytes [last_incr $srv]]
     kill_server $srv
 }
 
@@ -720,7 +709,7 @@ test "appendfsync everysec: a slow fsync delays the write (at most ~2 s), never 
     wait_for {[info_field $c aof_buffer_length] == 0} 5000
     assert {[clock milliseconds] - $t0 >= 1900}
     assert_equal 1 [info_field $c aof_delayed_fsync]
-    assert_match "*SET*b*2*" [read_file [last_incr $srv]]
+    assert_match "*SET*b*2*" [read_bytes [last_incr $srv]]
     kill_server $srv
 }
 
@@ -759,7 +748,7 @@ test "A failing disk under appendfsync always: writes refused with MISCONF, noth
     if {!$is_cairn} { skip_test "uses the file size limit (redis-server exits)" }
     # A wrapper that caps file sizes: writes past 64 KB fail with EFBIG.
     set wrap [file join $::cairn(tmp) limited-server.sh]
-    write_file $wrap "#!/bin/sh\nulimit -f 128\nexec $::cairn(server) \"\$@\"\n"
+    write_bytes $wrap "#!/bin/sh\nulimit -f 128\nexec $::cairn(server) \"\$@\"\n"
     file attributes $wrap -permissions 0755
     set srv [start_server -binary $wrap -config {appendonly yes appendfsync always}]
     set c [client $srv -timeout 3000]

@@ -26,17 +26,6 @@ proc check_rdb {path} {
     return [list $code $out]
 }
 
-proc read_bytes {path} {
-    set f [open $path rb]
-    set d [read $f]
-    close $f
-    return $d
-}
-proc write_bytes {path data} {
-    set f [open $path wb]
-    puts -nonewline $f $data
-    close $f
-}
 
 set srv [start_server]
 set c [client $srv]

@@ -22,17 +22,6 @@ set seed 20261201
 # the shell wrapper would add a third to each under the sanitizers.
 set checker [list $::cairn(server) --check-rdb]
 
-proc read_bytes {path} {
-    set f [open $path rb]
-    set d [read $f]
-    close $f
-    return $d
-}
-proc write_bytes {path data} {
-    set f [open $path wb]
-    puts -nonewline $f $data
-    close $f
-}
 
 # The checker on path: {exit-status output}; the status is "timeout" for
 # a hang, "signal ..." for a crash, "sanitizer" when a report was printed.

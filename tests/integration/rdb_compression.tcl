@@ -13,17 +13,6 @@ if {!$is_cairn} {
     finish
 }
 
-proc read_bytes {path} {
-    set f [open $path rb]
-    set data [read $f]
-    close $f
-    return $data
-}
-proc write_bytes {path data} {
-    set f [open $path wb]
-    puts -nonewline $f $data
-    close $f
-}
 proc dump_path {srv} { return [file join [dict get $srv dir] dump.rdb] }
 
 set srv [start_server]

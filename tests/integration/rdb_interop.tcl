@@ -12,25 +12,14 @@ if {$ref eq "" && [file executable /usr/bin/redis-server]} { set ref /usr/bin/re
 set is_cairn [string match *cairn* [file tail $::cairn(server)]]
 
 proc dump_path {srv} { return [file join [dict get $srv dir] dump.rdb] }
-proc write_file {path bytes} {
-    set f [open $path wb]
-    puts -nonewline $f $bytes
-    close $f
-}
 
 # Restart srv on `bytes` as its dump.rdb.
 proc restart_on {srv bytes} {
     stop_server $srv
-    write_file [dump_path $srv] $bytes
+    write_bytes [dump_path $srv] $bytes
     return [restart_server $srv]
 }
 
-proc read_file {path} {
-    set f [open $path rb]
-    set b [read $f]
-    close $f
-    return $b
-}
 
 set srv [start_server]
 set c [client $srv]
@@ -43,7 +32,7 @@ test "redis-server's snapshot loads into this server with the same data" {
     set digest [r $rc DEBUG DIGEST]
     set meta [rdbdata_meta $rc]
     r $rc SAVE
-    set bytes [read_file [dump_path $rs]]
+    set bytes [read_bytes [dump_path $rs]]
     kill_server $rs
     set srv [restart_on $srv $bytes]
     set c [client $srv]
@@ -63,7 +52,7 @@ test "This server's snapshot loads into redis-server with the same data" {
     set meta [rdbdata_meta $c]
     r $c SAVE
     set rs [start_server -binary $ref]
-    set rs [restart_on $rs [read_file [dump_path $srv]]]
+    set rs [restart_on $rs [read_bytes [dump_path $srv]]]
     set rc [client $rs]
     assert_equal $digest [r $rc DEBUG DIGEST]
     assert_equal $meta [rdbdata_meta $rc]
@@ -193,7 +182,7 @@ test "Duplicates and broken blobs in old encodings are refused" -tags cairn-only
         ] {
         set dir [file join $::cairn(tmp) "bad-[incr ::badseq]"]
         file mkdir $dir
-        write_file [file join $dir dump.rdb] [rdb_file 9 $body]
+        write_bytes [file join $dir dump.rdb] [rdb_file 9 $body]
         set code 0
         if {[catch {exec timeout 20 $::cairn(server) --port [::cairn_h::find_port] --dir $dir \
                 --save "" --logfile [file join $dir log]} out opts]} {
@@ -203,7 +192,7 @@ test "Duplicates and broken blobs in old encodings are refused" -tags cairn-only
             set code "sanitizer: [string range $out 0 300]"
         }
         assert_equal 1 $code "exit status for $what"
-        assert_match "$pattern*at offset*" [read_file [file join $dir log]] $what
+        assert_match "$pattern*at offset*" [read_bytes [file join $dir log]] $what
     }
 }
 set ::badseq 0
