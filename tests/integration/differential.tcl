@@ -1214,15 +1214,21 @@ proc norm_docs {m like {tally 0}} {
                 }
                 lappend named [list $sn $sm]
             }
-            set sorted {}
-            foreach pair [lsort -index 0 $named] {
-                lappend sorted [list \$ [lindex $pair 0]] [lindex $pair 1]
-            }
-            set v [list [lindex $v 0] $sorted]
+            set v [list [lindex $v 0] [docs_sorted_map $named]]
         }
         lappend out [list \$ $k] $v
     }
     return [list [lindex $m 0] $out]
+}
+
+# {name value} pairs as the body of a parsed map, sorted by name (Redis
+# orders subcommands at random).
+proc docs_sorted_map {named} {
+    set sorted {}
+    foreach pair [lsort -index 0 $named] {
+        lappend sorted [list \$ [lindex $pair 0]] [lindex $pair 1]
+    }
+    return $sorted
 }
 
 # A parsed COMMAND DOCS map reduced to the named fields, subcommands (kept
@@ -1238,11 +1244,7 @@ proc norm_docs_fields {m fields} {
             foreach skv [flat_pairs $v] {
                 lappend named [list [lindex $skv 0] [norm_docs_fields [lindex $skv 1] $fields]]
             }
-            set sorted {}
-            foreach pair [lsort -index 0 $named] {
-                lappend sorted [list \$ [lindex $pair 0]] [lindex $pair 1]
-            }
-            set v [list [lindex $v 0] $sorted]
+            set v [list [lindex $v 0] [docs_sorted_map $named]]
         }
         lappend out [list \$ $k] $v
     }
