@@ -13,8 +13,13 @@
  * block they point into. */
 #ifndef CAIRN_PROPAGATE_H
 #define CAIRN_PROPAGATE_H
+#include "object.h"
+
 #include <stddef.h>
 #include <sys/uio.h>
+
+typedef struct client client;
+typedef struct serverDb serverDb;
 
 typedef struct streamBlock {
     struct streamBlock *next;
@@ -45,5 +50,15 @@ long long streamCursorOffset(const streamCursor *cur);
 void propagateResetSelect(void);
 /* Bytes held in blocks (for INFO). */
 size_t streamMemory(void);
+
+void propagateInit(void);
+/* Encode one write into the shared stream (SELECT first if the db changed). */
+void propagate(int dbid, robj **argv, int argc);
+void propagateCommand(client *c);
+void propagateDel(serverDb *db, robj *key, int lazy);
+long long propagateOffset(void);
+/* MULTI/EXEC around the writes of a transaction (multi.c). */
+void propagateTransactionBegin(void);
+void propagateTransactionEnd(void);
 
 #endif

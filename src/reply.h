@@ -42,7 +42,7 @@ typedef struct replyBlock {
 void replyBegin(struct client *c);
 /* Appends bytes; the out-of-line part handles spilling into blocks. */
 void replyAppendSlow(struct client *c, const char *s, size_t len);
-/* replyRaw (the inline fast path) is defined in server.h next to the client. */
+/* replyRaw (the inline fast path) is defined in client.h next to the client. */
 #define replyConst(c, s) replyRaw((c), (s), sizeof(s) - 1)
 
 void replyOk(struct client *c);

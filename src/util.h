@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The return convention of functions that succeed or fail. */
+#define C_OK  0
+#define C_ERR -1
+
 /* Longest string ll2string can produce, with sign, plus NUL. */
 #define LONG_STR_SIZE 21
 /* Buffer size that fits any long double formatted by ld2string. */

@@ -1,0 +1,25 @@
+/* multi: MULTI/EXEC/DISCARD and WATCH (multi.c). The command core queues
+ * commands while CLIENT_MULTI is set; the keyspace calls touchWatchedKey
+ * (through signalModifiedKey) and touchAllWatchedKeysInDb (FLUSH*, SWAPDB). */
+#ifndef CAIRN_MULTI_H
+#define CAIRN_MULTI_H
+#include "object.h"
+
+typedef struct client client;
+typedef struct serverDb serverDb;
+
+int multiQueueHasWrites(client *c);
+void multiQueueCommand(client *c);
+void multiFlagError(client *c);
+void multiDiscard(client *c);
+void unwatchAllKeys(client *c);
+void touchWatchedKey(serverDb *db, robj *key);
+void touchAllWatchedKeysInDb(serverDb *emptied, serverDb *replaced_with);
+int multiWatchingClients(void);
+void multiCommand(client *c);
+void execCommand(client *c);
+void discardCommand(client *c);
+void watchCommand(client *c);
+void unwatchCommand(client *c);
+
+#endif
