@@ -48,10 +48,20 @@
  * killed child loses nothing: the new incremental file stays listed. In
  * WAIT_REWRITE the manifest on disk is left alone until a base exists.
  *
- * Includes server.h (like snapshot.c): it holds clients, reads the
- * server's counters and listeners, and replies to BGREWRITEAOF. */
+ * Includes client.h and server_state.h (like snapshot.c): it holds
+ * clients, reads the server's counters and listeners, and replies to
+ * BGREWRITEAOF. */
 #define _GNU_SOURCE
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "dict.h"
+#include "event.h"
+#include "log.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "aof.h"
 #include "aof_load.h"
 #include "aof_manifest.h"

@@ -10,7 +10,11 @@
  * end of its last complete command (a cut tail or, as redis-check-aof
  * --fix does, damage inside it); damage in an earlier file cannot be fixed
  * that way and is only reported. */
-#include "server.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "object.h"
+#include "sds.h"
 #include "aof_check.h"
 #include "aof_load.h"
 #include "aof_manifest.h"
@@ -19,6 +23,7 @@
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -17,8 +17,19 @@
  * the file (truncate(2)) with a log line; any other damage fails the load
  * with the file, the byte offset and the reason.
  *
- * Includes server.h: it drives the command core with a fake client. */
-#include "server.h"
+ * Includes client.h and commands.h: it drives the command core with a
+ * fake client. */
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "log.h"
+#include "multi.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "aof_load.h"
 #include "rdb.h"
 #include "rio.h"

@@ -20,10 +20,18 @@
  * when it moved): "changes since the last save" is its distance from
  * saved_dirty, the value it had when the last saved data was taken.
  *
- * This is the one persistence file that includes server.h: it replies to
+ * Includes client.h and server_state.h (like aof.c): it replies to
  * clients and reads the server's dirty counter, clock and listeners. The
  * state below (times, statuses, counters) is owned here and read by INFO. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "config.h"
+#include "dict.h"
+#include "log.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
 #include "child.h"
 #include "child_info.h"
 #include "db.h"
