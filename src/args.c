@@ -1,7 +1,11 @@
 /* args: parsing command arguments into numbers, with the exact error
  * replies Redis gives. Each ...OrReply helper has already answered the
  * client when it returns C_ERR, so callers just return. */
-#include "server.h"
+#include "args.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "util.h"
 
 #include <limits.h>
 

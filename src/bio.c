@@ -13,7 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include "config.h"
+#include "log.h"
+#include "zmalloc.h"
 
 typedef struct bioJob {
     struct bioJob *next;

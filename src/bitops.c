@@ -18,7 +18,17 @@
  * Redis 7.0 (SETBIT and BITOP notify before replying, BITFIELD after its
  * array); replies that follow a notification are built from values on the
  * stack. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "t_bits.h"
 
 #define BITS_OFFSET_ERR "bit offset is not an integer or out of range"

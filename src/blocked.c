@@ -7,7 +7,18 @@
  * waiters' commands. Waiters leave when served, on timeout (the cron), on
  * CLIENT UNBLOCK, or when they disconnect. This module owns the waiter
  * arrays and the key copies in them; the clients own their bkeys refs. */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "tracking.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "blocked.h"
 
 #include <math.h>

@@ -11,7 +11,24 @@
  * Clients are never freed inside an event handler: clientFreeAsync queues
  * them and beforeSleep frees them, so a connection stays valid for the rest
  * of the event that closed it. */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "conn.h"
+#include "db.h"
+#include "dict.h"
+#include "event.h"
+#include "log.h"
+#include "multi.h"
+#include "object.h"
+#include "pubsub.h"
+#include "reply.h"
+#include "resp.h"
+#include "sds.h"
+#include "server_state.h"
+#include "tracking.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "blocked.h"
 #include "aof.h"
 

@@ -196,7 +196,6 @@ void debugCommand(client *c);
 void slowlogCommand(client *c);
 void shutdownCommand(client *c);
 void monitorCommand(client *c);
-void lastsaveCommand(client *c);
 void memoryCommand(client *c);
 void latencyCommand(client *c);
 

@@ -17,7 +17,12 @@
  * redis-server started without a config file. */
 
 #define _GNU_SOURCE /* realpath, glob, fchmod under a strict -std= */
-#include "server.h"
+#include "config.h"
+#include "db.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "directive.h"
 #include "latency.h"
 

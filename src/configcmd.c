@@ -3,7 +3,15 @@
  * directiveSetString() and leave through directiveGet() (directive.h), so
  * CONFIG SET validates exactly like the config file; the table, the parser
  * and the rewriter live in config.c. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "config.h"
+#include "log.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "directive.h"
 
 #include <errno.h>

@@ -5,7 +5,13 @@
  * connWrite/connWritev; readiness is routed from the event loop to the
  * connection's read/write handler. The connection owns its fd. */
 #define _GNU_SOURCE
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "conn.h"
+#include "event.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

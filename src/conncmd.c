@@ -3,7 +3,20 @@
  *
  * They read and change the calling client's state (protocol, name,
  * authentication, reply mode) and, for CLIENT KILL/LIST, other clients'. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "conn.h"
+#include "db.h"
+#include "multi.h"
+#include "object.h"
+#include "pubsub.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "tracking.h"
+#include "util.h"
 #include "blocked.h"
 
 #include <stdlib.h>

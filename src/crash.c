@@ -17,7 +17,16 @@
  * Data enters from the globals (server, cfg, the current client) and
  * leaves as text appended to the log file (or stdout). */
 #define _GNU_SOURCE /* REG_RIP in ucontext.h */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "crash.h"
 
 #include <execinfo.h>

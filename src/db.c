@@ -11,7 +11,18 @@
  * dbRemoveExpireEntry work from it without searching the main dict again.
  * server.stat_lookups counts every search of a main dict (DEBUG LOOKUPS), so
  * tests can check that rule. */
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "dict.h"
+#include "log.h"
+#include "multi.h"
+#include "object.h"
+#include "propagate.h"
+#include "sds.h"
+#include "server_state.h"
+#include "tracking.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "blocked.h"
 #include "db.h"
 #include "lazyfree.h"

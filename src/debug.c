@@ -4,7 +4,18 @@
  * is needed in normal operation. DEBUG LOOKUPS exposes the keyspace lookup
  * counter the single-lookup tests read, DEBUG PROPAGATED the bytes encoded
  * into the propagation stream since the previous call. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "log.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
 #include "crash.h"
 #include "debug.h"
 #include "digest.h"

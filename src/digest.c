@@ -21,7 +21,15 @@
  *
  * SHA1 comes from OpenSSL's libcrypto. Reads only; nothing here expires,
  * touches LRU/LFU or replies except through digestCommand. */
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
 #include "digest.h"
 #include "quicklist.h"
 #include "t_set.h"

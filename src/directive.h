@@ -7,7 +7,8 @@
 #ifndef CAIRN_DIRECTIVE_H
 #define CAIRN_DIRECTIVE_H
 
-#include "server.h"
+#include "config.h"
+#include "sds.h"
 
 enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
 

@@ -6,7 +6,16 @@
  * half-built), then stores the value with a single keyspace lookup. A
  * relative TTL is propagated as an absolute one (ABSTTL), so the AOF and
  * replicas expire the key at the same instant as this server. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "db.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "debug.h"
 #include "dump.h"
 

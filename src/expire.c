@@ -4,7 +4,15 @@
  * relative expire is propagated as PEXPIREAT, and an expire already in the
  * past is propagated as the DEL it amounts to, so replaying the stream later
  * gives the same dataset. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "object.h"
+#include "reply.h"
+#include "server_state.h"
+#include "util.h"
 
 #define EXPIRE_NX (1 << 0)
 #define EXPIRE_XX (1 << 1)

@@ -8,7 +8,16 @@
  * (dirty, propagation) exactly when the cache was stale. As in Redis 7.0,
  * keyspace notifications and invalidations come before the reply, which is
  * then built from values on the stack. */
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "hll.h"
 #include "t_bits.h"
 

@@ -5,7 +5,20 @@
  * formats them, in Redis' field names, so monitoring tools and client
  * libraries that parse INFO work unchanged. */
 #define _GNU_SOURCE /* RUSAGE_THREAD */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "info.h"
+#include "object.h"
+#include "pubsub.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "tracking.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "lazyfree.h"
 #include "latency.h"
 #include "propagate.h"

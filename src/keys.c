@@ -4,7 +4,20 @@
  * They act on whole keys through db.c; values are moved by reference (RENAME,
  * MOVE) or duplicated (COPY). Each change bumps server.dirty so commandCall
  * propagates the command. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "keys.h"
+#include "log.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "snapshot.h"
 
 #include <errno.h>

@@ -15,7 +15,13 @@
  * latencystats the bucket bounds of latency-tracking-info-percentiles. Redis uses an HDR histogram
  * with finer buckets, so its percentiles can be a little lower than ours;
  * the bucket bounds LATENCY HISTOGRAM shows are the same. */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "zmalloc.h"
 #include "latency.h"
 
 #include <ctype.h>

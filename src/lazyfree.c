@@ -10,7 +10,9 @@
 #include "lazyfree.h"
 
 #include "bio.h"
-#include "server.h"
+#include "dict.h"
+#include "object.h"
+#include "zmalloc.h"
 
 static unsigned long pending_objects = 0;     /* handed over, not freed yet */
 static unsigned long long freed_objects = 0;  /* freed in the background */

@@ -3,13 +3,17 @@
  *
  * Lines enter from serverLog anywhere in the process and leave appended to
  * cfg.logfile (reopened per line, so logrotate works) or stdout. */
-#include "server.h"
+#include "config.h"
+#include "log.h"
+#include "util.h"
 
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 void serverLogRaw(int level, const char *msg) {

@@ -1,6 +1,6 @@
 /* log: the server log and assertions (implemented in log.c), in a header
- * of their own so modules that need nothing else from server.h (snapshots)
- * can log. Messages go to the logfile, stdout or syslog as configured;
+ * of their own so modules that need nothing else (snapshots) can
+ * log. Messages go to the logfile, stdout or syslog as configured;
  * levels are config.h's LL_*. */
 #ifndef CAIRN_LOG_H
 #define CAIRN_LOG_H

@@ -5,7 +5,22 @@
  * Every 1000/hz ms the cron updates cached time, serves client timeouts,
  * active expiry and rehashing. Before each sleep pending replies are written
  * and clients marked for closing are freed. */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "conn.h"
+#include "db.h"
+#include "dict.h"
+#include "event.h"
+#include "info.h"
+#include "log.h"
+#include "object.h"
+#include "propagate.h"
+#include "sds.h"
+#include "server_state.h"
+#include "tracking.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "bio.h"
 #include "blocked.h"
 #include "check_rdb.h"

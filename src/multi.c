@@ -15,7 +15,18 @@
  * deleting it (lazily, by FLUSH* or by SWAPDB bringing in no key) is no
  * change, and neither is SWAPDB bringing in another expired key; only a
  * live value appearing is. This is Redis 7.0's rule. */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "multi.h"
+#include "object.h"
+#include "propagate.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "zmalloc.h"
 
 typedef struct multiCmd {
     robj **argv;

@@ -2,7 +2,13 @@
  *
  * Strings enter as bytes or numbers and leave as refcounted objects whose
  * encoding is chosen to minimise memory: int, embstr or raw. */
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "log.h"
+#include "object.h"
+#include "sds.h"
+#include "util.h"
+#include "zmalloc.h"
 
 #include <math.h>
 #include <stdio.h>

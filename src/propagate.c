@@ -5,7 +5,12 @@
  * bytes leave through cursors. A SELECT is emitted whenever the database of
  * the next command differs from the previous one in the stream, so every
  * consumer can replay the stream from any command boundary after a SELECT. */
-#include "server.h"
+#include "client.h"
+#include "db.h"
+#include "object.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "propagate.h"
 
 #define STREAM_BLOCK_SIZE (16 * 1024)

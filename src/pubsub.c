@@ -9,7 +9,16 @@
  * client-output-buffer-limit protects the server from subscribers that do
  * not read. Both dicts own their sds keys; subscriber arrays are owned by
  * the server dict. */
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "pubsub.h"
+#include "reply.h"
+#include "sds.h"
+#include "util.h"
+#include "zmalloc.h"
 
 /* Subscribers of one channel or pattern, oldest first. */
 typedef struct subscribers {

@@ -3,7 +3,16 @@
  * Bytes enter from command implementations through reply* calls and are
  * appended to c->buf or the client's block list; client.c takes them out with
  * writev. This file never touches sockets. */
-#include "server.h"
+#include "client.h"
+#include "commands.h"
+#include "conn.h"
+#include "info.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -1,6 +1,18 @@
 /* servercmd: small server-wide commands: TIME, SHUTDOWN, MEMORY (LASTSAVE is
  * persistence/snapshot.c's). */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "log.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 
 #include <stdlib.h>
 #include <sys/time.h>

@@ -4,7 +4,18 @@
  * Entries enter from commandCall with copies of the arguments (trimmed like
  * Redis: at most 32 arguments of at most 128 bytes) and leave through
  * SLOWLOG GET; the list owns its entries. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "slowlog.h"
+#include "util.h"
+#include "zmalloc.h"
 
 #include <stdio.h>
 #include <sys/time.h>

@@ -49,7 +49,18 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
 #endif
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "db.h"
+#include "dict.h"
+#include "log.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "listpack.h"
 #include "quicklist.h"
 #include "sort.h"

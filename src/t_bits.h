@@ -7,7 +7,7 @@
 #ifndef CAIRN_T_BITS_H
 #define CAIRN_T_BITS_H
 
-/* The rows use ACL_CAT_BITMAP / ACL_CAT_HYPERLOGLOG from server.h, which
+/* The rows use ACL_CAT_BITMAP / ACL_CAT_HYPERLOGLOG from commands.h, which
  * commands.c includes first. */
 struct client;
 

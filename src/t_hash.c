@@ -12,7 +12,19 @@
  * before firing the keyspace notification, and delete a key whose hash
  * became empty. HINCRBYFLOAT propagates as HSET with the final value so
  * replicas never redo float arithmetic. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "keys.h"
+#include "log.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "listpack.h"
 #include "t_hash.h"
 

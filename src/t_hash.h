@@ -11,8 +11,8 @@
 #include "object.h"
 #include "sds.h"
 
-/* COMMAND INFO's @hash category: server.h has no bit for it yet, so the rows
- * carry none until it does (this header is always included after server.h). */
+/* COMMAND INFO's @hash category: the bit is commands.h's; this fallback only
+ * serves files that include this header without commands.h. */
 #ifndef ACL_CAT_HASH
 #define ACL_CAT_HASH 0
 #endif

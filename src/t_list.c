@@ -14,7 +14,16 @@
  * (CLIENT_REEXECUTING). Whenever a blocking command serves, it rewrites its
  * argv to the non-blocking form Redis 7.0 propagates (BLPOP -> LPOP key,
  * BLMPOP -> LPOP key count, BLMOVE -> LMOVE, BRPOPLPUSH -> RPOPLPUSH). */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "blocked.h"
 #include "quicklist.h"
 #include "t_list.h"

@@ -19,7 +19,18 @@
  * change and fire Redis' keyspace events. Random commands are propagated in a
  * form that replays identically: SPOP becomes SREM of the popped members, or
  * DEL when the whole set went. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "keys.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "intset.h"
 #include "t_set.h"
 

@@ -10,8 +10,8 @@
 #ifndef CAIRN_T_SET_H
 #define CAIRN_T_SET_H
 
-/* COMMAND INFO's @set category: server.h has no bit for it yet, so the rows
- * carry none until it does (this header is included after server.h). */
+/* COMMAND INFO's @set category: the bit is commands.h's; this fallback only
+ * serves files that include this header without commands.h. */
 #ifndef ACL_CAT_SET
 #define ACL_CAT_SET 0
 #endif

@@ -12,7 +12,18 @@
  * notification hook may replace or free the stored value. Relative expires are propagated as
  * absolute ones (SET ... PXAT, PEXPIREAT) so the AOF and replicas do not
  * depend on when they replay the stream. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 
 #include <math.h>
 

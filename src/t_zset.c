@@ -12,7 +12,17 @@
  * Replies are written straight from the encoding through zsetIter (one
  * header, then a bulk and a double per element) and always before the
  * keyspace notifications. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "db.h"
+#include "dict.h"
+#include "keys.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "t_zset.h"
 #include "zset.h"
 

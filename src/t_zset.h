@@ -12,8 +12,8 @@
 #ifndef CAIRN_T_ZSET_H
 #define CAIRN_T_ZSET_H
 
-/* COMMAND INFO's @sortedset category: server.h has no bit for it yet, so the
- * rows carry none until it does (this header is included after server.h). */
+/* COMMAND INFO's @sortedset category: the bit is commands.h's; this fallback
+ * only serves files that include this header without commands.h. */
 #ifndef ACL_CAT_SORTEDSET
 #define ACL_CAT_SORTEDSET 0
 #endif

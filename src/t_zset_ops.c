@@ -14,7 +14,17 @@
  * same order as Redis') for UNION and INTER; DIFF keeps the first key
  * first. Plain sets are accepted as inputs, every member scoring 1, and
  * are read through t_set.h's iterator. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "blocked.h"
 #include "t_set.h"
 #include "t_zset.h"

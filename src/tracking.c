@@ -13,7 +13,19 @@
  * subscribed to __redis__:invalidate. A client's own reply always comes
  * before the invalidations its command caused (they are queued while it
  * runs). The table owns its key copies and id arrays. */
-#include "server.h"
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "tracking.h"
+#include "util.h"
+#include "zmalloc.h"
 
 #include <stdlib.h>
 

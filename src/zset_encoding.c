@@ -7,7 +7,14 @@
  * zset* dispatch on the encoding. The listpack functions mirror the skip
  * list ones so both encodings answer every question the same way, which the
  * tests check by running each command on both encodings. */
-#include "server.h"
+#include "client.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "object.h"
+#include "sds.h"
+#include "util.h"
+#include "zmalloc.h"
 #include "zset.h"
 
 #include <math.h>

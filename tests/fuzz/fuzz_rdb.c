@@ -15,7 +15,8 @@
 #include "object.h"
 #include "rdb.h"
 #include "rio.h"
-#include "server.h"
+#include "db.h"
+#include "sds.h"
 
 #include <stdint.h>
 #include <stdlib.h>
