@@ -1,9 +1,9 @@
 /* server: an umbrella that includes every core module's interface. No file
  * in src/ or persistence/ includes it: each includes the narrow headers it
  * uses (client.h, commands.h, db.h, server_state.h, ...), so its includes say
- * what it depends on. It stays for code written against the old all-in-one
- * header on branches that have not moved to the narrow headers yet, and for
- * tests/fuzz; new code should not include it. */
+ * what it depends on. It stays so that code written against the old
+ * all-in-one header on branches that have not moved to the narrow headers
+ * yet still builds after a rebase; new code should not include it. */
 #ifndef CAIRN_SERVER_H
 #define CAIRN_SERVER_H
 
