@@ -33,7 +33,11 @@ LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash listpack intse
 CTESTS_SRC := $(wildcard tests/c/test_*.c)
 CTESTS := $(patsubst tests/c/test_%.c,$(BUILD)/tests/test-%,$(CTESTS_SRC))
 
-all: check-deps $(SERVER)
+# LD_PRELOAD shims the tests load into the server (tests/helpers/*.c),
+# built plain (not sanitized) next to the server of this build.
+SHIMS := $(BUILD)/powerloss.so
+
+all: check-deps $(SERVER) $(SHIMS)
 
 # A missing Debian package is installed (as root with apt-get) or named in
 # one exact apt-get line; see utils/deps.
@@ -48,6 +52,9 @@ $(BUILD):
 
 $(SERVER): $(OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ) $(LIBS)
+
+$(BUILD)/%.so: tests/helpers/%.c | $(BUILD)
+	$(CC) -std=gnu11 $(WARN) -g -O2 -fPIC -shared -o $@ $< -ldl
 
 $(BUILD)/tests/test-%: tests/c/test_%.c $(LIBOBJ) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests/c -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LIBS)
