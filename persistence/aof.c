@@ -170,12 +170,25 @@ static long long manifestTotalSize(const aofManifest *am) {
     return n;
 }
 
+/* A new directory's own entry is durable only once its parent is fsynced:
+ * without that a power cut can take the whole AOF with it, however often
+ * the files inside were fsynced (found by tests/integration/powerloss.tcl). */
 static int aofMkdir(void) {
-    if (mkdir(aofDir(), 0755) == -1 && errno != EEXIST) {
+    if (mkdir(aofDir(), 0755) == -1) {
+        if (errno == EEXIST) return 0;
         serverLog(LL_WARNING, "Can't create the append-only directory %s: %s", aofDir(), strerror(errno));
         return -1;
     }
-    return 0;
+    sds parent = sdsnew(aofDir());
+    char *slash = strrchr(parent, '/');
+    if (slash) sdsrange(parent, 0, slash == parent ? 0 : slash - parent - 1);
+    else parent = sdscpy(parent, ".");
+    int ret = aofFsyncDir(parent);
+    if (ret == -1)
+        serverLog(LL_WARNING, "Can't fsync %s after creating the append-only directory %s: %s", parent, aofDir(),
+                  strerror(errno));
+    sdsfree(parent);
+    return ret;
 }
 
 /* fresh: a new file, which must start empty (a crash may have left one of
