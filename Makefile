@@ -54,7 +54,7 @@ $(SERVER): $(OBJ)
 	$(CC) $(LDFLAGS) -o $@ $(OBJ) $(LIBS)
 
 $(BUILD)/%.so: tests/helpers/%.c | $(BUILD)
-	$(CC) -std=gnu11 $(WARN) -g -O2 -fPIC -shared -o $@ $< -ldl
+	$(CC) -std=gnu11 $(WARN) -g -O2 -fPIC -shared -pthread -o $@ $< -ldl
 
 $(BUILD)/tests/test-%: tests/c/test_%.c $(LIBOBJ) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests/c -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LIBS)

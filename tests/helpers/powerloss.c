@@ -21,6 +21,7 @@
  * the shim only passes calls through.
  *
  * State layout (all text but data/):
+ *   lock         taken (a record lock) around every update
  *   root         the id of the watched directory
  *   gen/INO      generation of inode number INO (absent: 0). An inode is
  *                named by the id INO.GEN; removing a file's last link bumps
@@ -40,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,21 +91,30 @@ static void plPath(char *buf, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* The lock is taken on a fresh open file description each time, so it
- * excludes the other threads of this process as well as other processes. */
+/* The lock: a mutex between this process's threads, then a POSIX record
+ * lock on STATE/lock between processes. Record locks are not inherited by
+ * fork (a flock would be, through the shared file description, and a child
+ * forked while a thread held it would hold it forever); the mutex is taken
+ * around fork so the child's copy starts unlocked. */
+static pthread_mutex_t pl_mu = PTHREAD_MUTEX_INITIALIZER;
+static int pl_lockfd = -1;
+
+static void plForkPrepare(void) { pthread_mutex_lock(&pl_mu); }
+static void plForkRelease(void) { pthread_mutex_unlock(&pl_mu); }
+
 static int plLock(void) {
-    char p[PATH_MAX];
-    plPath(p, sizeof(p), "lock");
-    int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd != -1) {
-        while (flock(fd, LOCK_EX) == -1 && errno == EINTR) {
-        }
+    pthread_mutex_lock(&pl_mu);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+    while (fcntl(pl_lockfd, F_SETLKW, &fl) == -1 && errno == EINTR) {
     }
-    return fd;
+    return 0;
 }
 
-static void plUnlock(int fd) {
-    if (fd != -1) close(fd);
+static void plUnlock(int lk) {
+    (void)lk;
+    struct flock fl = {.l_type = F_UNLCK, .l_whence = SEEK_SET};
+    fcntl(pl_lockfd, F_SETLK, &fl);
+    pthread_mutex_unlock(&pl_mu);
 }
 
 static int plWriteAll(int fd, const char *buf, size_t len) {
@@ -375,6 +386,13 @@ __attribute__((constructor)) static void plInit(void) {
     pl_watch_len = strlen(pl_watch);
     pl_watch_dev = st.st_dev;
     char p[PATH_MAX];
+    plPath(p, sizeof(p), "lock");
+    pl_lockfd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (pl_lockfd == -1) {
+        pl_watch[0] = '\0';
+        return;
+    }
+    pthread_atfork(plForkPrepare, plForkRelease, plForkRelease);
     plPath(p, sizeof(p), "gen");
     mkdir(p, 0755);
     plPath(p, sizeof(p), "data");
@@ -469,54 +487,64 @@ static int plVictim(int dirfd, const char *path, ino_t *ino) {
     return 1;
 }
 
-static void plRemoved(int ok, int victim, ino_t ino, const char *what, const char *path) {
-    if (!ok || !victim) return;
+/* The lock is held across the real call, so no fsync can record a new
+ * file that reuses the inode number under the old generation. */
+static int plBegin(void) { return pl_watch[0] ? plLock() : -1; }
+
+static void plRemoved(int lk, int ok, int victim, ino_t ino, const char *what, const char *path) {
+    if (lk == -1) return;
     int saved = errno;
-    int lk = plLock();
-    plBumpGen(ino);
-    plLog("%d %s %llu %s", (int)getpid(), what, (unsigned long long)ino, path);
+    if (ok && victim) {
+        plBumpGen(ino);
+        plLog("%d %s %llu %s", (int)getpid(), what, (unsigned long long)ino, path);
+    }
     plUnlock(lk);
     errno = saved;
 }
 
 int unlink(const char *path) {
+    int lk = plBegin();
     ino_t ino = 0;
     int v = plVictim(AT_FDCWD, path, &ino);
     int ret = real_unlink(path);
-    plRemoved(ret == 0, v, ino, "unlink", path);
+    plRemoved(lk, ret == 0, v, ino, "unlink", path);
     return ret;
 }
 
 int unlinkat(int dirfd, const char *path, int flags) {
+    int lk = plBegin();
     ino_t ino = 0;
     int v = !(flags & AT_REMOVEDIR) && plVictim(dirfd, path, &ino);
     int ret = real_unlinkat(dirfd, path, flags);
-    plRemoved(ret == 0, v, ino, "unlink", path);
+    plRemoved(lk, ret == 0, v, ino, "unlink", path);
     return ret;
 }
 
 /* A rename keeps the source's inode (and id); only a replaced target's
  * inode loses its name. */
 int rename(const char *from, const char *to) {
+    int lk = plBegin();
     ino_t ino = 0;
     int v = plVictim(AT_FDCWD, to, &ino);
     int ret = real_rename(from, to);
-    plRemoved(ret == 0, v, ino, "replace", to);
+    plRemoved(lk, ret == 0, v, ino, "replace", to);
     return ret;
 }
 
 int renameat(int fromfd, const char *from, int tofd, const char *to) {
+    int lk = plBegin();
     ino_t ino = 0;
     int v = plVictim(tofd, to, &ino);
     int ret = real_renameat(fromfd, from, tofd, to);
-    plRemoved(ret == 0, v, ino, "replace", to);
+    plRemoved(lk, ret == 0, v, ino, "replace", to);
     return ret;
 }
 
 int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags) {
+    int lk = plBegin();
     ino_t ino = 0;
     int v = !(flags & RENAME_EXCHANGE) && plVictim(tofd, to, &ino);
     int ret = real_renameat2(fromfd, from, tofd, to, flags);
-    plRemoved(ret == 0, v, ino, "replace", to);
+    plRemoved(lk, ret == 0, v, ino, "replace", to);
     return ret;
 }
