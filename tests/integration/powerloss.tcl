@@ -218,6 +218,57 @@ if {[powerloss_shim] eq ""} {
     finish
 }
 
+# The model itself, on a python3 process (os.fsync, os.rename and
+# os.unlink are the libc calls the shim wraps): what a rollback keeps.
+set model_script {
+import os, sys
+d = sys.argv[1]
+p = lambda n: os.path.join(d, n)
+def put(name, data, sync):
+    fd = os.open(p(name), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    os.write(fd, data)
+    if sync: os.fsync(fd)
+    os.close(fd)
+def dirsync():
+    fd = os.open(d, os.O_RDONLY)
+    os.fsync(fd)
+    os.close(fd)
+put("a", b"A", 1); dirsync()    # created, fsynced, directory fsynced
+put("a", b"A2", 0)              # rewritten, not fsynced
+put("b", b"B", 1)               # fsynced, but its directory was not
+put("c", b"new", 0)             # baseline file rewritten, not fsynced
+put("tmp", b"D2", 1); os.rename(p("tmp"), p("d"))   # rename, no directory fsync
+os.unlink(p("e"))               # removal, no directory fsync
+os.unlink(p("f")); put("g", b"G", 1)                # g may reuse f's inode
+fd = os.open(p("tail"), os.O_WRONLY | os.O_APPEND)
+os.write(fd, b"-more")          # appended, not fsynced: torn
+os.close(fd)
+}
+
+test "the power-loss model: fsynced data and fsynced directory entries survive, nothing else" {
+    if {[auto_execok python3] eq ""} { skip_test "needs python3" }
+    set dir [file join $::cairn(tmp) model]
+    file mkdir $dir
+    foreach {name data} {c old d old e e f f tail head} { write_bytes [file join $dir $name] $data }
+    set srv [dict create dir $dir]
+    set state [powerloss_state $srv]
+    file delete -force $state
+    file mkdir $state
+    exec env LD_PRELOAD=[powerloss_shim] CAIRN_POWERLOSS_DIR=$dir CAIRN_POWERLOSS_STATE=$state \
+        python3 -c $model_script $dir
+    set rb [powerloss_rollback $srv 1]
+    say "model: rollback removed {[lsort [dict get $rb removed]]} reverted {[lsort [dict get $rb reverted]]}\
+            revived {[lsort [dict get $rb revived]]}, torn tails [dict get $rb torn]"
+    assert_equal {a c d e f tail} [lsort [glob -tails -directory $dir *]]
+    foreach {name data} {a A c old d old e e f f} {
+        assert_equal $data [read_bytes [file join $dir $name]] "content of $name"
+    }
+    set tail [read_bytes [file join $dir tail]]
+    assert {[string match head* $tail] && [string first $tail head-more] == 0} "torn tail '$tail'"
+    assert_equal {b g} [lsort [dict get $rb removed]]
+    assert_equal {e f} [lsort [dict get $rb revived]]
+}
+
 test "appendfsync always: a just-created AOF directory survives power loss (its parent is fsynced)" {
     # Redis 7.0.15 fails this: it never fsyncs the directory holding
     # appenddirname, so a power cut can take the whole AOF.
