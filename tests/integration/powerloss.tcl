@@ -234,7 +234,7 @@ def dirsync():
     os.fsync(fd)
     os.close(fd)
 put("a", b"A", 1); dirsync()    # created, fsynced, directory fsynced
-put("a", b"A2", 0)              # rewritten, not fsynced
+put("a", b"ZZ", 0)              # rewritten, not fsynced (not an append)
 put("b", b"B", 1)               # fsynced, but its directory was not
 put("c", b"new", 0)             # baseline file rewritten, not fsynced
 put("tmp", b"D2", 1); os.rename(p("tmp"), p("d"))   # rename, no directory fsync
