@@ -185,8 +185,8 @@ static int aofMkdir(void) {
     else parent = sdscpy(parent, ".");
     int ret = aofFsyncDir(parent);
     if (ret == -1)
-        serverLog(LL_WARNING, "Can't fsync %s after creating the append-only directory %s: %s", parent, aofDir(),
-                  strerror(errno));
+        serverLog(LL_WARNING, "Can't fsync %s after creating the append-only directory %s: %s",
+                  parent, aofDir(), strerror(errno));
     sdsfree(parent);
     return ret;
 }

@@ -99,8 +99,12 @@ static void plPath(char *buf, size_t size, const char *fmt, ...) {
 static pthread_mutex_t pl_mu = PTHREAD_MUTEX_INITIALIZER;
 static int pl_lockfd = -1;
 
-static void plForkPrepare(void) { pthread_mutex_lock(&pl_mu); }
-static void plForkRelease(void) { pthread_mutex_unlock(&pl_mu); }
+static void plForkPrepare(void) {
+    pthread_mutex_lock(&pl_mu);
+}
+static void plForkRelease(void) {
+    pthread_mutex_unlock(&pl_mu);
+}
 
 static int plLock(void) {
     pthread_mutex_lock(&pl_mu);
@@ -182,8 +186,10 @@ static void plBumpGen(ino_t ino) {
     int ok = plWriteAll(fd, buf, (size_t)n) == 0;
     close(fd);
     snprintf(rel, sizeof(rel), "gen/%llu", (unsigned long long)ino);
-    if (ok) plCommit(tmp, rel);
-    else real_unlink(tmp);
+    if (ok)
+        plCommit(tmp, rel);
+    else
+        real_unlink(tmp);
 }
 
 /* ---- paths ---- */
@@ -245,7 +251,8 @@ static int plCopyFrom(int in, int out, off_t off) {
 static int plSameRange(int a, int b, off_t off, size_t len) {
     char x[PL_WINDOW], y[PL_WINDOW];
     if (len > sizeof(x)) len = sizeof(x);
-    return pread(a, x, len, off) == (ssize_t)len && pread(b, y, len, off) == (ssize_t)len && !memcmp(x, y, len);
+    return pread(a, x, len, off) == (ssize_t)len && pread(b, y, len, off) == (ssize_t)len &&
+           !memcmp(x, y, len);
 }
 
 /* A file that only grew since it was last recorded (an AOF) gets just its
@@ -263,8 +270,10 @@ static off_t plAppendContent(int in, const char *data) {
         plSameRange(in, out, 0, PL_WINDOW < so.st_size ? PL_WINDOW : (size_t)so.st_size) &&
         plSameRange(in, out, so.st_size > PL_WINDOW ? so.st_size - PL_WINDOW : 0,
                     so.st_size > PL_WINDOW ? PL_WINDOW : (size_t)so.st_size)) {
-        if (lseek(out, 0, SEEK_END) == so.st_size && plCopyFrom(in, out, so.st_size) == 0) ret = so.st_size;
-        else if (ftruncate(out, so.st_size) == -1) ret = -1;
+        if (lseek(out, 0, SEEK_END) == so.st_size && plCopyFrom(in, out, so.st_size) == 0)
+            ret = so.st_size;
+        else if (ftruncate(out, so.st_size) == -1)
+            ret = -1;
     }
     close(out);
     return ret;
@@ -311,7 +320,8 @@ static int plListDir(const char *path, char *tmp, size_t size) {
         if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) continue;
         char id[64], line[PATH_MAX + 80];
         plId(id, sizeof(id), st.st_ino);
-        int n = snprintf(line, sizeof(line), "%c %s %s\n", S_ISDIR(st.st_mode) ? 'd' : 'f', id, e->d_name);
+        int n = snprintf(line, sizeof(line), "%c %s %s\n", S_ISDIR(st.st_mode) ? 'd' : 'f', id,
+                         e->d_name);
         (void)plWriteAll(out, line, (size_t)n);
         entries++;
     }
@@ -359,7 +369,8 @@ static void plRecordTree(const char *path) {
     while ((e = readdir(d)) != NULL) {
         if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
         char child[PATH_MAX];
-        if ((size_t)snprintf(child, sizeof(child), "%s/%s", path, e->d_name) < sizeof(child)) plRecordTree(child);
+        if ((size_t)snprintf(child, sizeof(child), "%s/%s", path, e->d_name) < sizeof(child))
+            plRecordTree(child);
     }
     closedir(d);
 }
@@ -404,7 +415,8 @@ __attribute__((constructor)) static void plInit(void) {
     if (access(p, F_OK) == -1) {
         plRecordTree(pl_watch);
         char tmp[PATH_MAX], id[80];
-        int n = snprintf(id, sizeof(id), "%llu.%lu\n", (unsigned long long)st.st_ino, plGen(st.st_ino));
+        int n =
+            snprintf(id, sizeof(id), "%llu.%lu\n", (unsigned long long)st.st_ino, plGen(st.st_ino));
         int fd = plTempOpen(tmp, sizeof(tmp));
         if (fd != -1) {
             (void)plWriteAll(fd, id, (size_t)n);
@@ -423,8 +435,9 @@ __attribute__((constructor)) static void plInit(void) {
 static int plSync(int fd, int (*real)(int), const char *what) {
     char path[PATH_MAX];
     struct stat st;
-    if (!pl_watch[0] || fstat(fd, &st) == -1 || st.st_dev != pl_watch_dev || plFdPath(fd, path, sizeof(path)) == -1 ||
-        !plUnder(path) || !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
+    if (!pl_watch[0] || fstat(fd, &st) == -1 || st.st_dev != pl_watch_dev ||
+        plFdPath(fd, path, sizeof(path)) == -1 || !plUnder(path) ||
+        !(S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)))
         return real(fd);
     int saved = errno;
     /* taken before the call: what changes meanwhile is not covered. The
@@ -435,7 +448,8 @@ static int plSync(int fd, int (*real)(int), const char *what) {
     off_t undo = -1;
     int lk = plLock();
     plId(id, sizeof(id), st.st_ino);
-    int taken = dir ? plListDir(path, tmp, sizeof(tmp)) : plTakeContent(fd, id, tmp, sizeof(tmp), &undo);
+    int taken =
+        dir ? plListDir(path, tmp, sizeof(tmp)) : plTakeContent(fd, id, tmp, sizeof(tmp), &undo);
     plUnlock(lk);
     int ret = real(fd);
     int e = errno;
@@ -460,8 +474,12 @@ static int plSync(int fd, int (*real)(int), const char *what) {
     return ret;
 }
 
-int fsync(int fd) { return plSync(fd, real_fsync, "fsync"); }
-int fdatasync(int fd) { return plSync(fd, real_fdatasync, "fdatasync"); }
+int fsync(int fd) {
+    return plSync(fd, real_fsync, "fsync");
+}
+int fdatasync(int fd) {
+    return plSync(fd, real_fdatasync, "fdatasync");
+}
 
 void sync(void) {
     real_sync();
@@ -471,7 +489,8 @@ void sync(void) {
 int syncfs(int fd) {
     int ret = real_syncfs(fd);
     struct stat st;
-    if (ret == 0 && pl_watch[0] && fstat(fd, &st) == 0 && st.st_dev == pl_watch_dev) plSyncAll("syncfs");
+    if (ret == 0 && pl_watch[0] && fstat(fd, &st) == 0 && st.st_dev == pl_watch_dev)
+        plSyncAll("syncfs");
     return ret;
 }
 
@@ -489,7 +508,9 @@ static int plVictim(int dirfd, const char *path, ino_t *ino) {
 
 /* The lock is held across the real call, so no fsync can record a new
  * file that reuses the inode number under the old generation. */
-static int plBegin(void) { return pl_watch[0] ? plLock() : -1; }
+static int plBegin(void) {
+    return pl_watch[0] ? plLock() : -1;
+}
 
 static void plRemoved(int lk, int ok, int victim, ino_t ino, const char *what, const char *path) {
     if (lk == -1) return;
