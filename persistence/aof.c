@@ -732,6 +732,18 @@ static int aofFlushAll(void) {
 
 void aofNoteReply(client *c) { c->aof_reply_offset = streamOffset(); }
 
+/* The stream's base moved by delta (streamSetOffset: a replica taking its
+ * primary's offsets): every offset kept here moves with it, so held
+ * replies stay tied to the same bytes. */
+void aofStreamShifted(long long delta) {
+    aof.durable_off += delta;
+    for (client *c = server.clients; c; c = c->next) {
+        c->aof_reply_offset += delta;
+        if (c->aof_wait_offset) c->aof_wait_offset += delta;
+        if (c->aof_next_offset) c->aof_next_offset += delta;
+    }
+}
+
 /* What c's new output depends on: the stream offset its last keyspace
  * command left (aofNoteReply), or, for clients that receive pushes caused
  * by others' writes (Pub/Sub and keyspace events, MONITOR, tracking

@@ -35,6 +35,8 @@ void aofClientFreed(struct client *c);
 /* c just ran a command that read or wrote the keyspace: its output now
  * depends on the whole stream so far. */
 void aofNoteReply(struct client *c);
+/* streamSetOffset moved every stream offset by delta. */
+void aofStreamShifted(long long delta);
 /* NULL, or the MISCONF error write commands get while the AOF can't be
  * written. */
 const char *aofWritesDenied(void);

@@ -14,6 +14,7 @@
 #define CHILD_TYPE_NONE 0
 #define CHILD_TYPE_RDB 1
 #define CHILD_TYPE_AOF 2
+#define CHILD_TYPE_REPL 3 /* a full sync's snapshot (replication/) */
 
 /* fork(): the child's pid in the parent, 0 in the child, -1 on failure
  * (errno set). */

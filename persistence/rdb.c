@@ -283,6 +283,9 @@ static void rdbKeySaveDelay(void) {
     if (cfg.rdb_key_save_delay > 0) usleep((useconds_t)cfg.rdb_key_save_delay);
 }
 
+static rdbReplInfoFn *repl_info_source;
+void rdbSetReplInfoSource(rdbReplInfoFn *fn) { repl_info_source = fn; }
+
 static rdbSaveProgressFn *save_progress;
 void rdbSaveSetProgress(rdbSaveProgressFn *fn) { save_progress = fn; }
 #define RDB_SAVE_PROGRESS_KEYS 64
@@ -298,6 +301,12 @@ int rdbSaveRio(rio *r, long long *keys) {
         rdbSaveAuxInt(r, "ctime", (long long)time(NULL)) == -1 ||
         rdbSaveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) == -1 ||
         rdbSaveAuxInt(r, "aof-base", 0) == -1)
+        return -1;
+    rdbReplInfo ri;
+    if (repl_info_source && repl_info_source(&ri) &&
+        (rdbSaveAuxInt(r, "repl-stream-db", ri.stream_db) == -1 ||
+         rdbSaveAuxString(r, "repl-id", ri.replid) == -1 ||
+         rdbSaveAuxInt(r, "repl-offset", ri.offset) == -1))
         return -1;
     for (int j = 0; j < dbCount(); j++) {
         dict *d = dbKeysDict(j), *expires = dbExpiresDict(j);

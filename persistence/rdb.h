@@ -106,15 +106,30 @@ robj *rdbLoadObject(int type, rio *r, sds *err);
 /* 1 if type is a value type rdbLoadObject knows. */
 int rdbIsObjectType(int type);
 
+/* The replication position a snapshot records (AUX fields repl-stream-db,
+ * repl-id, repl-offset): the server registers a provider, so this code
+ * depends on no replication module; a load reports what it found. */
+typedef struct rdbReplInfo {
+    int stream_db;
+    char replid[41];
+    long long offset;
+} rdbReplInfo;
+/* Fill *out and return 1, or return 0 when there is nothing to record. */
+typedef int rdbReplInfoFn(rdbReplInfo *out);
+void rdbSetReplInfoSource(rdbReplInfoFn *fn);
+
 typedef struct rdbLoadStats {
     long long keys_loaded;
     long long keys_expired;
     long long empty_keys_skipped;
     int version;
     long long rdb_used_mem; /* the file's used-mem AUX field, 0 until seen */
+    int has_repl;           /* repl-id and repl-offset were both present */
+    rdbReplInfo repl;
 } rdbLoadStats;
 
 #define RDB_LOAD_REPLACE (1 << 0) /* overwrite keys that already exist (DEBUG RELOAD MERGE) */
+#define RDB_LOAD_KEEP_EXPIRED (1 << 1) /* a replica: expired keys too, its primary deletes them */
 
 /* Read a whole snapshot into the keyspace. 0 on success; -1 with *err (a
  * message naming the byte offset) otherwise. Keys added before an error

@@ -769,6 +769,20 @@ static void rdbLogAux(sds field, sds value) {
     }
 }
 
+/* repl-id (40 characters) and repl-offset count only together. */
+static void rdbNoteReplAux(rdbLoadStats *st, sds field, sds value, int *seen) {
+    if (!strcmp(field, "repl-stream-db")) {
+        st->repl.stream_db = atoi(value);
+    } else if (!strcmp(field, "repl-id") && sdslen(value) == 40) {
+        memcpy(st->repl.replid, value, 41);
+        *seen |= 1;
+    } else if (!strcmp(field, "repl-offset")) {
+        st->repl.offset = strtoll(value, NULL, 10);
+        *seen |= 2;
+    }
+    st->has_repl = *seen == 3;
+}
+
 static void rdbKeyLoadDelay(void) {
     if (cfg.key_load_delay > 0) usleep((useconds_t)cfg.key_load_delay);
 }
@@ -798,6 +812,8 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
                                : 2 * 1024 * 1024;
     size_t progress_at = progress_step;
     int progress_keys = 0;
+    int repl_seen = 0;
+    stats->repl.stream_db = -1;
     if (cfg.rdb_checksum) rioEnableChecksum(r);
     if (!rioRead(r, buf, 9)) {
         rdbSetError(&why, SHORT_READ);
@@ -870,6 +886,7 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
                 goto fail;
             }
             if (!strcmp(field, "used-mem")) stats->rdb_used_mem = strtoll(value, NULL, 10);
+            rdbNoteReplAux(stats, field, value, &repl_seen);
             if (observer) observer->aux(observer->ctx, r->processed_bytes, field, value);
             else rdbLogAux(field, value);
             sdsfree(field);
@@ -917,7 +934,7 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
             if (stats->empty_keys_skipped++ < 10)
                 serverLog(LL_WARNING, "rdbLoadObject skipping empty key: %s", key);
             sdsfree(key);
-        } else if (expire != -1 && expire < now) {
+        } else if (expire != -1 && expire < now && !(flags & RDB_LOAD_KEEP_EXPIRED)) {
             stats->keys_expired++;
             decrRefCount(val);
             sdsfree(key);

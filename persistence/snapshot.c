@@ -67,6 +67,12 @@ static struct {
     int inited;
 } rs;
 
+static rdbChildDoneFn *repl_child_done;
+void rdbSetReplChildDone(rdbChildDoneFn *fn) { repl_child_done = fn; }
+
+static rdbReplInfo startup_repl;
+static int startup_has_repl;
+
 static void rdbStateInit(void) {
     if (rs.inited) return;
     rs.inited = 1;
@@ -215,6 +221,7 @@ void rdbCron(void) {
         childInfoClose();
         if (type == CHILD_TYPE_RDB) rdbBackgroundSaveDone(pid, exitcode, bysignal);
         else if (type == CHILD_TYPE_AOF) aofRewriteDone(pid, exitcode, bysignal);
+        else if (type == CHILD_TYPE_REPL && repl_child_done) repl_child_done(pid, exitcode, bysignal);
     }
     if (childActiveType() != CHILD_TYPE_NONE) return;
     time_t now = server.unixtime;
@@ -311,7 +318,7 @@ static void rdbLoadProgress(size_t loaded, const rdbLoadStats *st) {
  * success, 1 when there is no file, -1 with the reason logged. With serve,
  * clients are answered between keys (only at start-up: inside DEBUG RELOAD
  * the calling client is mid-command and must not be read again). */
-static int rdbLoadLogged(int flags, int serve) {
+static int rdbLoadLoggedFile(const char *filename, int flags, int serve, rdbLoadStats *out) {
     rdbLoadStats st;
     sds err = NULL;
     long long start = ustime();
@@ -320,10 +327,11 @@ static int rdbLoadLogged(int flags, int serve) {
     ld.active = 1;
     ld.start = time(NULL);
     ld.start_ms = ld.last_log_ms = start / 1000;
-    if (stat(cfg.rdb_filename, &sb) == 0) ld.total_bytes = (size_t)sb.st_size;
+    if (stat(filename, &sb) == 0) ld.total_bytes = (size_t)sb.st_size;
     server.loading = 1;
     if (serve) rdbLoadSetProgress(rdbLoadProgress);
-    int ret = rdbLoadFile(cfg.rdb_filename, flags, &st, &err);
+    int ret = rdbLoadFile(filename, flags, &st, &err);
+    if (out) *out = st;
     rdbLoadSetProgress(NULL);
     server.loading = 0;
     ld.active = 0;
@@ -334,10 +342,32 @@ static int rdbLoadLogged(int flags, int serve) {
                   st.keys_expired);
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);
     } else if (ret == -1) {
-        serverLog(LL_WARNING, "Failed loading RDB file %s: %s", cfg.rdb_filename, err);
+        serverLog(LL_WARNING, "Failed loading RDB file %s: %s", filename, err);
         sdsfree(err);
     }
     return ret;
+}
+
+static int rdbLoadLogged(int flags, int serve) {
+    rdbLoadStats st;
+    int ret = rdbLoadLoggedFile(cfg.rdb_filename, flags, serve, &st);
+    if (ret == 0 && st.has_repl) {
+        startup_repl = st.repl;
+        startup_has_repl = 1;
+    }
+    return ret;
+}
+
+int rdbLoadReceived(const char *filename, int flags, rdbLoadStats *st) {
+    rdbStateInit();
+    int ret = rdbLoadLoggedFile(filename, flags, 1, st);
+    return ret == 0 ? 0 : -1;
+}
+
+int rdbStartupReplInfo(rdbReplInfo *out) {
+    if (!startup_has_repl) return 0;
+    *out = startup_repl;
+    return 1;
 }
 
 void rdbStartupLoad(void) {

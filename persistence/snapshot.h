@@ -8,8 +8,22 @@
 #ifndef CAIRN_SNAPSHOT_H
 #define CAIRN_SNAPSHOT_H
 #include "sds.h"
+#include "rdb.h"
+#include <sys/types.h>
 
 struct client;
+
+/* Replication owns CHILD_TYPE_REPL children; rdbCron reaps them and calls
+ * this (replication/ registers it: persistence never includes it). */
+typedef void rdbChildDoneFn(pid_t pid, int exitcode, int bysignal);
+void rdbSetReplChildDone(rdbChildDoneFn *fn);
+/* The repl-id / repl-offset of the snapshot loaded at start-up: 1 and *out
+ * filled if it had them, else 0. */
+int rdbStartupReplInfo(rdbReplInfo *out);
+/* Load a snapshot received from a primary (a file in dir) through the
+ * logged, client-serving load; flags RDB_LOAD_*. 0 or -1 (logged); *st
+ * gets the stats (repl info of the primary). */
+int rdbLoadReceived(const char *filename, int flags, rdbLoadStats *st);
 
 void saveCommand(struct client *c);
 void bgsaveCommand(struct client *c);

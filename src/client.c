@@ -31,6 +31,7 @@
 #include "zmalloc.h"
 #include "blocked.h"
 #include "aof.h"
+#include "repl.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -137,6 +138,7 @@ void clientFree(client *c) {
     if (c->flags & CLIENT_UNBLOCKED)
         clientUnlinkList(&server.unblocked, c, offsetof(client, unblocked_next));
     if (c->flags & (CLIENT_AOF_WAIT | CLIENT_AOF_RESUME)) aofClientFreed(c);
+    if (c->repl || (c->flags & (CLIENT_MASTER | CLIENT_REPL_WAIT))) replClientFreed(c);
     clientFreeArgv(c);
     zfree(c->argv);
     zfree(c->buf);
@@ -210,12 +212,21 @@ void clientProcessInput(client *c) {
         /* CLIENT_AOF_WAIT: its replies wait for an fsync (appendfsync
          * always); its next commands wait with them. */
         if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED |
-                        CLIENT_POSTPONED | CLIENT_AOF_WAIT))
+                        CLIENT_POSTPONED | CLIENT_AOF_WAIT | CLIENT_REPL_WAIT))
             break;
         lim.unauthenticated = !(c->flags & CLIENT_AUTHENTICATED);
         const char *base = c->querybuf + c->qb_pos;
         int st = respParse(&c->req, base, sdslen(c->querybuf) - c->qb_pos, &lim);
         if (st == RESP_NEED_MORE) break;
+        if (st == RESP_ERROR && (c->flags & CLIENT_MASTER)) {
+            /* Garbage from the primary: drop the link, resync from where
+             * the last whole command left us. */
+            serverLog(LL_WARNING, "Protocol error from the primary (%s): dropping the link to resynchronize",
+                      c->req.err);
+            respReset(&c->req);
+            clientFreeAsync(c);
+            break;
+        }
         if (st == RESP_ERROR) {
             replyBegin(c);
             replyError(c, c->req.err);
@@ -230,9 +241,14 @@ void clientProcessInput(client *c) {
         clientBuildArgv(c, base);
         c->qb_pos += consumed;
         respReset(&c->req);
-        if (c->argc == 0) continue; /* empty line or *0 */
+        if (c->argc == 0) {
+            /* empty line or *0 */
+            if (c->flags & CLIENT_MASTER) replicaMasterApplied(c, base, consumed);
+            continue;
+        }
         c->last_interaction = server.unixtime_ms;
         commandProcess(c);
+        if (c->flags & CLIENT_MASTER) replicaMasterApplied(c, base, consumed);
         /* A blocked command keeps its argv: it runs again when a key it
          * waits for becomes ready. */
         if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) break;
@@ -415,24 +431,37 @@ void clientsHandlePendingWrites(void) {
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
         /* appendfsync always: held until the fsync covering it is done. */
         if (aof_hold_active && aofClientMustWait(c)) continue;
+        /* A replica's output is its replies, then the snapshot and the
+         * stream, all written by the replication code. */
+        if (c->flags & CLIENT_REPLICA) {
+            replicaWrite(c);
+            continue;
+        }
         if (clientWrite(c, 0) == C_ERR) continue;
         if (clientHasPendingReplies(c)) connSetWriteHandler(c->conn, clientWriteHandler, 0);
     }
 }
 
 int clientType(client *c) {
+    if (c->flags & CLIENT_MASTER) return CLIENT_TYPE_MASTER;
+    if (c->flags & CLIENT_REPLICA) return CLIENT_TYPE_REPLICA;
     if (c->flags & CLIENT_PUBSUB) return CLIENT_TYPE_PUBSUB;
     return CLIENT_TYPE_NORMAL;
 }
 
 const char *clientTypeName(client *c) {
-    return clientType(c) == CLIENT_TYPE_PUBSUB ? "pubsub" : "normal";
+    switch (clientType(c)) {
+    case CLIENT_TYPE_MASTER: return "master";
+    case CLIENT_TYPE_REPLICA: return "slave";
+    case CLIENT_TYPE_PUBSUB: return "pubsub";
+    default: return "normal";
+    }
 }
 
 /* Apply client-output-buffer-limit for the client's class. Returns 1 if the
  * client was scheduled to be closed. */
 int clientCheckOutputLimits(client *c) {
-    if (c->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP)) return 0;
+    if (c->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP | CLIENT_MASTER)) return 0;
     clientBufferLimit *lim = &cfg.client_obuf_limits[clientType(c)];
     size_t used = c->reply_bytes;
     int hard = lim->hard_limit_bytes && used >= lim->hard_limit_bytes;
@@ -648,7 +677,7 @@ int clientsCron(void) {
     while (c && iterations--) {
         client *next = c->next;
         if (!(c->flags & CLIENT_CLOSE_ASAP)) {
-            if (cfg.maxidletime && !(c->flags & CLIENT_MONITOR) &&
+            if (cfg.maxidletime && !(c->flags & (CLIENT_MONITOR | CLIENT_REPLICA | CLIENT_MASTER)) &&
                 server.unixtime_ms - c->last_interaction > (long long)cfg.maxidletime * 1000) {
                 serverLog(LL_VERBOSE, "Closing idle client");
                 clientFreeAsync(c);
@@ -666,6 +695,8 @@ int clientsCron(void) {
 
 static void clientFlagsString(client *c, char *buf) {
     char *p = buf;
+    if (c->flags & CLIENT_REPLICA) *p++ = 'S';
+    if (c->flags & CLIENT_MASTER) *p++ = 'M';
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';

@@ -65,6 +65,9 @@ typedef struct cairnCommand cairnCommand;
 #define CLIENT_POSTPONED         (1ULL << 29) /* held by CLIENT PAUSE until it ends */
 #define CLIENT_AOF_WAIT          (1ULL << 30) /* output held until the AOF fsync covering it (aof.c) */
 #define CLIENT_AOF_RESUME        (1ULL << 31) /* released by the AOF: input waits to be processed */
+#define CLIENT_REPLICA           (1ULL << 32) /* a replica of ours (replication/repl_primary.c) */
+#define CLIENT_MASTER            (1ULL << 33) /* our primary's link (replication/repl_replica.c) */
+#define CLIENT_REPL_WAIT         (1ULL << 34) /* in WAIT until replicas acknowledge */
 
 typedef struct client {
     uint64_t id;
@@ -127,6 +130,8 @@ typedef struct client {
     size_t aof_hold_bytes;
     size_t write_limit;          /* clientWrite writes at most this many bytes (0: no limit) */
     struct client *aof_held_next;
+    void *repl;                  /* replication/: the replica's link state, NULL if none */
+    long long woff;              /* stream offset after this client's last write (WAIT) */
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;

@@ -33,6 +33,7 @@
 #include "sort.h"
 #include "snapshot.h"
 #include "aof.h"
+#include "repl.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,6 +308,14 @@ static cairnCommand commandTable[] = {
     CMD("bgrewriteaof", bgrewriteaofCommand, 1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously rewrite the append-only file", "1.0.0", "server"),
     CMD("bgsave", bgsaveCommand, -1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously save the dataset to disk", "1.0.0", "server"),
     CMDS("memory", -2, 0, 0, "A container for memory diagnostics commands", "4.0.0", "server", memorySubcommands),
+    /* replication (replication/) */
+    CMD("sync", syncCommand, 1, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, 0, 0, 0, 0, "Internal command used for replication", "1.0.0", "server"),
+    CMD("psync", syncCommand, -3, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, 0, 0, 0, 0, "Internal command used for replication", "2.8.0", "server"),
+    CMD("replconf", replconfCommand, -1, A | NS | L | S | AB, 0, 0, 0, 0, "An internal command for configuring the replication stream", "3.0.0", "server"),
+    CMD("replicaof", replicaofCommand, 3, A | NS | S | CMD_NO_ASYNC_LOADING, 0, 0, 0, 0, "Make the server a replica of another instance, or promote it as master.", "5.0.0", "server"),
+    CMD("slaveof", replicaofCommand, 3, A | NS | S | CMD_NO_ASYNC_LOADING, 0, 0, 0, 0, "Make the server a replica of another instance, or promote it as master. Deprecated starting with Redis 5. Use REPLICAOF instead.", "1.0.0", "server"),
+    CMD("role", roleCommand, 1, NS | L | S | F, ACL_CAT_ADMIN | ACL_CAT_DANGEROUS, 0, 0, 0, "Return the role of the instance in the context of replication", "2.8.12", "server"),
+    CMD("wait", waitCommand, 3, NS, CN, 0, 0, 0, "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "3.0.0", "generic", TIPS("request_policy:all_shards response_policy:agg_min")),
     /* cluster: standalone only, see clusterSubcommands */
     CMDS("cluster", -2, 0, 0, "A container for cluster commands", "3.0.0", "cluster", clusterSubcommands),
     CMD("readonly", clusterDisabledCommand, 1, L | S | F, CN, 0, 0, 0, "Enables read queries for a connection to a cluster replica node", "3.0.0", "cluster"),
@@ -445,6 +454,7 @@ static int commandAllowedInPubsub(cairnCommand *cmd) {
 }
 
 int commandProcess(client *c) {
+    const char *repl_err;
     replyBegin(c); /* the one output check of this command */
     replyMarkGet(c, &c->cmd_mark);
     cairnCommand *cmd = commandLookup(c->argv, c->argc);
@@ -480,15 +490,19 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         replyError(c, "ERR Command not allowed inside a transaction");
         multiFlagError(c);
-    } else if (rdbWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
+    } else if (!(c->flags & CLIENT_MASTER) && rdbWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
                                      (cmd->proc == execCommand && multiQueueHasWrites(c)))) {
         cmd->rejected_calls++;
         replyError(c, RDB_MISCONF_ERROR);
         multiFlagError(c);
-    } else if (aofWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
+    } else if (!(c->flags & CLIENT_MASTER) && aofWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
                                      (cmd->proc == execCommand && multiQueueHasWrites(c)))) {
         cmd->rejected_calls++;
         replyError(c, aofWritesDenied());
+        multiFlagError(c);
+    } else if ((repl_err = replCommandDenied(c, cmd)) != NULL) {
+        cmd->rejected_calls++;
+        replyError(c, repl_err);
         multiFlagError(c);
     } else if (server.loading && !(cmd->flags & CMD_LOADING)) {
         /* Only reachable while a snapshot or AOF load serves clients
@@ -569,7 +583,10 @@ void commandCall(client *c) {
     if (feed) monitorFeed(c, c->db, argv, argc);
     /* The one propagation path: a command that changed the dataset is
      * encoded once, as its (possibly rewritten) argv, into the stream. */
-    if (dirty > 0 && (cmd->flags & CMD_WRITE)) propagateCommand(c);
+    if (dirty > 0 && (cmd->flags & CMD_WRITE)) {
+        propagateCommand(c);
+        c->woff = streamOffset();
+    }
     /* appendfsync always: this reply shows the keyspace as the stream has it now. */
     if (aof_hold_active && (cmd->flags & (CMD_WRITE | CMD_READONLY))) aofNoteReply(c);
     clientFreeOriginalArgv(c);

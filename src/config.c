@@ -23,6 +23,7 @@
 #include "server_state.h"
 #include "util.h"
 #include "zmalloc.h"
+#include "repl.h"
 #include "directive.h"
 #include "latency.h"
 
@@ -640,25 +641,27 @@ static sds oomValuesGet(void) {
     return sdscatprintf(sdsempty(), "%d %d %d", v[0], v[1], v[2]);
 }
 
-/* Replication arrives later: accept the "no one" default, refuse a master. */
+/* The primary lives in replication/ (repl_replica.c); "no one" and "" are
+ * the default, a primary at start-up (the directive is immutable, as in
+ * Redis: REPLICAOF changes it at run time). */
 static int replicaofSet(sds *argv, int argc, const char **err) {
     if (argc == 0 || (argc == 1 && !argv[0][0])) return 1; /* "" = the default */
     if (argc != 2) FAIL("wrong number of arguments");
     if (!strcasecmp(argv[0], "no") && !strcasecmp(argv[1], "one")) return 1;
     char *end;
     long port = strtol(argv[1], &end, 10);
-    if (port < 0 || port > 65535 || *end) FAIL("Invalid master port");
-    FAIL("replicaof is not supported yet: replication arrives with the replication work");
+    if (port < 0 || port > 65535 || *end || !argv[1][0]) FAIL("Invalid master port");
+    replConfigSetMaster(argv[0], (int)port);
+    return 1;
 }
 
-static sds replicaofGet(void) {
-    return sdsempty();
-}
+static sds replicaofGet(void) { return replConfigGetMaster(); }
 
 /* Without a master Redis writes no line (and drops old ones). */
 static void replicaofRewrite(rewriteState *st, int idx) {
-    (void)st;
-    (void)idx;
+    sds v = replConfigGetMaster();
+    if (sdslen(v)) rwLine(st, idx, sdscatprintf(sdsempty(), "replicaof %s", v), 1);
+    sdsfree(v);
 }
 
 static void saveRewrite(rewriteState *st, int idx) {

@@ -24,6 +24,7 @@
 #define CLIENT_TYPE_REPLICA 1
 #define CLIENT_TYPE_PUBSUB  2
 #define CLIENT_TYPE_OBUF_COUNT 3
+#define CLIENT_TYPE_MASTER  3 /* CLIENT KILL/LIST TYPE master; no output limit class */
 
 #define MAXMEMORY_NO_EVICTION    0
 #define MAXMEMORY_ALLKEYS_LRU    1

@@ -20,6 +20,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -131,6 +132,82 @@ static int connUnixFormatPeer(connection *conn, char *buf, size_t len, int local
     return 0;
 }
 
+/* The connect finished (writable): SO_ERROR says how. */
+static void connSocketConnectDone(connection *conn) {
+    int err = 0;
+    socklen_t len = sizeof(err);
+    if (getsockopt(conn->fd, SOL_SOCKET, SO_ERROR, &err, &len) == -1) err = errno;
+    connCallback cb = conn->write_handler;
+    elDelFile(server.el, conn->fd, EV_WRITABLE);
+    conn->write_handler = NULL;
+    if (err) {
+        conn->state = CONN_STATE_ERROR;
+        conn->last_errno = err;
+    } else {
+        conn->state = CONN_STATE_CONNECTED;
+    }
+    conn->connect_cb = NULL;
+    if (cb) cb(conn);
+}
+
+static void connSocketConnectEvent(connection *conn) {
+    connCallback cb = conn->connect_cb;
+    conn->write_handler = cb;
+    connSocketConnectDone(conn);
+}
+
+static int connTcpConnect(connection *conn, const char *host, int port, const char *src_addr,
+                          connCallback cb) {
+    struct addrinfo hints = {0}, *res = NULL, *p;
+    char portstr[16];
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    int rv = getaddrinfo(host, portstr, &hints, &res);
+    if (rv != 0) {
+        conn->state = CONN_STATE_ERROR;
+        conn->last_errno = EHOSTUNREACH;
+        return C_ERR;
+    }
+    int fd = -1;
+    for (p = res; p; p = p->ai_next) {
+        fd = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, p->ai_protocol);
+        if (fd == -1) continue;
+        if (src_addr) {
+            struct addrinfo *sres = NULL;
+            if (getaddrinfo(src_addr, NULL, &hints, &sres) == 0) {
+                if (bind(fd, sres->ai_addr, sres->ai_addrlen) == -1) {
+                    close(fd);
+                    fd = -1;
+                }
+                freeaddrinfo(sres);
+            }
+            if (fd == -1) continue;
+        }
+        if (connect(fd, p->ai_addr, p->ai_addrlen) == -1 && errno != EINPROGRESS) {
+            conn->last_errno = errno;
+            close(fd);
+            fd = -1;
+            continue;
+        }
+        break;
+    }
+    freeaddrinfo(res);
+    if (fd == -1) {
+        conn->state = CONN_STATE_ERROR;
+        return C_ERR;
+    }
+    conn->fd = fd;
+    conn->state = CONN_STATE_CONNECTING;
+    conn->connect_cb = cb;
+    conn->write_handler = connSocketConnectEvent;
+    if (elAddFile(server.el, fd, EV_WRITABLE, connSocketEventHandler, conn) == EV_ERR) {
+        conn->state = CONN_STATE_ERROR;
+        return C_ERR;
+    }
+    return C_OK;
+}
+
 connType connTcpType = {
     .name = "tcp",
     .read = connSocketRead,
@@ -140,6 +217,7 @@ connType connTcpType = {
     .set_write_handler = connSocketSetWriteHandler,
     .close = connSocketClose,
     .format_peer = connTcpFormatPeer,
+    .connect = connTcpConnect,
 };
 
 connType connUnixType = {
@@ -152,6 +230,60 @@ connType connUnixType = {
     .close = connSocketClose,
     .format_peer = connUnixFormatPeer,
 };
+
+connection *connCreate(connType *type) {
+    connection *conn = zcalloc(sizeof(*conn));
+    conn->type = type;
+    conn->fd = -1;
+    return conn;
+}
+
+static int connWaitFd(int fd, int events, long long timeout_ms) {
+    struct pollfd pfd = {.fd = fd, .events = (short)events};
+    int r;
+    do {
+        r = poll(&pfd, 1, (int)timeout_ms);
+    } while (r == -1 && errno == EINTR);
+    return r;
+}
+
+ssize_t connSyncWrite(connection *c, const char *buf, size_t len, long long timeout_ms) {
+    long long deadline = mstime() + timeout_ms;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = write(c->fd, buf + done, len - done);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n == -1 && errno != EAGAIN && errno != EINTR) return -1;
+        long long left = deadline - mstime();
+        if (left <= 0 || connWaitFd(c->fd, POLLOUT, left) <= 0) return -1;
+    }
+    return (ssize_t)done;
+}
+
+ssize_t connSyncReadLine(connection *c, char *buf, size_t size, long long timeout_ms) {
+    long long deadline = mstime() + timeout_ms;
+    size_t len = 0;
+    while (len + 1 < size) {
+        char ch;
+        ssize_t n = read(c->fd, &ch, 1);
+        if (n == 1) {
+            if (ch == '\n') {
+                if (len && buf[len - 1] == '\r') len--;
+                buf[len] = '\0';
+                return (ssize_t)len;
+            }
+            buf[len++] = ch;
+            continue;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EINTR)) return -1;
+        long long left = deadline - mstime();
+        if (left <= 0 || connWaitFd(c->fd, POLLIN, left) <= 0) return -1;
+    }
+    return -1;
+}
 
 connection *connCreateAccepted(connType *type, int fd) {
     connection *conn = zcalloc(sizeof(*conn));

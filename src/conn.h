@@ -17,6 +17,7 @@
 typedef struct connection connection;
 typedef void (*connCallback)(connection *conn);
 
+#define CONN_STATE_CONNECTING 4 /* an outbound connect in progress */
 #define CONN_STATE_CONNECTED 1
 #define CONN_STATE_CLOSED    2
 #define CONN_STATE_ERROR     3
@@ -31,6 +32,9 @@ typedef struct connType {
     void (*close)(connection *conn);
     /* "ip:port" or the socket path for peer/local addresses */
     int (*format_peer)(connection *conn, char *buf, size_t len, int local);
+    /* Start a non-blocking connect; cb runs once it succeeded or failed
+     * (conn->state CONNECTED or ERROR). C_ERR if it failed at once. */
+    int (*connect)(connection *conn, const char *host, int port, const char *src_addr, connCallback cb);
 } connType;
 
 struct connection {
@@ -39,12 +43,24 @@ struct connection {
     int state;
     int last_errno;
     connCallback read_handler, write_handler;
+    connCallback connect_cb; /* CONNECTING: called when the connect ends */
     void *private_data;
 };
 
 extern connType connTcpType, connUnixType;
 
 connection *connCreateAccepted(connType *type, int fd);
+/* An unconnected connection for connConnect (outbound: a replica's link
+ * to its primary). */
+connection *connCreate(connType *type);
+static inline int connConnect(connection *c, const char *host, int port, const char *src, connCallback cb) {
+    return c->type->connect(c, host, port, src, cb);
+}
+/* Blocking helpers for short exchanges on a connected socket: wait at most
+ * timeout_ms for the whole buffer / a line ending in \n (stripped, with a
+ * \r before it). Return bytes written/read or -1. */
+ssize_t connSyncWrite(connection *c, const char *buf, size_t len, long long timeout_ms);
+ssize_t connSyncReadLine(connection *c, char *buf, size_t size, long long timeout_ms);
 static inline ssize_t connRead(connection *c, void *buf, size_t len) {
     return c->type->read(c, buf, len);
 }

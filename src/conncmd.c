@@ -185,7 +185,7 @@ static int clientTypeByName(const char *name) {
     if (!strcasecmp(name, "normal")) return CLIENT_TYPE_NORMAL;
     if (!strcasecmp(name, "slave") || !strcasecmp(name, "replica")) return CLIENT_TYPE_REPLICA;
     if (!strcasecmp(name, "pubsub")) return CLIENT_TYPE_PUBSUB;
-    if (!strcasecmp(name, "master")) return 3;
+    if (!strcasecmp(name, "master")) return CLIENT_TYPE_MASTER;
     return -1;
 }
 

@@ -23,6 +23,7 @@
 #include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
+#include "repl.h"
 #include "blocked.h"
 #include "db.h"
 #include "lazyfree.h"
@@ -108,6 +109,9 @@ int dbKeyIsExpired(serverDb *db, dictEntry *de) {
     long long when = dbGetExpireEntry(db, de);
     if (when < 0) return 0;
     if (server.loading) return 0;
+    /* The primary's commands see the key as it is on the primary, where it
+     * has not expired until its DEL arrives. */
+    if (server.current_client && (server.current_client->flags & CLIENT_MASTER)) return 0;
     return server.cmd_time_snapshot > when;
 }
 
@@ -117,6 +121,8 @@ long long dbExpiredNow(void) { return server.cmd_time_snapshot; }
 
 /* Delete an expired key found at de and tell the rest of the world. */
 void dbDeleteExpiredEntry(serverDb *db, dictEntry *de) {
+    /* A replica reads an expired key as absent but never deletes it. */
+    if (replIsReplica()) return;
     robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
     dbDeleteExpired(db, keyobj);
     server.stat_expiredkeys++;
@@ -403,7 +409,8 @@ static void activeExpireScanCb(void *privdata, const dictEntry *const_de) {
  * repeating on a database while more than ~10% of the sample was stale, and
  * stopping when the time budget for this tick is spent. */
 void activeExpireCycle(int fast) {
-    if (clientsArePaused()) return;
+    /* A replica waits for its primary's DELs. */
+    if (clientsArePaused() || replIsReplica()) return;
     static int current_db = 0;
     int effort = cfg.active_expire_effort - 1;
     unsigned long per_loop =

@@ -82,6 +82,11 @@ int dbExpireIfNeeded(serverDb *db, robj *key, dictEntry *de);
 void dbDeleteExpiredEntry(serverDb *db, dictEntry *de);
 long long dbEmpty(int dbnum, int async);
 long long dbTotalKeys(void);
+/* repl-diskless-load swapdb: set the whole keyspace aside, then put it back
+ * (restore) or free it. */
+typedef struct dbBackup dbBackup;
+dbBackup *dbBackupTake(void);
+void dbBackupEnd(dbBackup *b, int restore);
 int dbSelect(client *c, int id);
 robj *dbRandomKey(serverDb *db);
 void dbSwap(int id1, int id2);

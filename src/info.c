@@ -24,6 +24,7 @@
 #include "propagate.h"
 #include "snapshot.h"
 #include "aof.h"
+#include "repl.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
@@ -315,7 +316,8 @@ static sds infoPersistence(sds s) {
 }
 
 static sds infoStats(sds s) {
-    return sdscatprintf(
+    sds sync = replInfoStats(sdsempty());
+    s = sdscatprintf(
         s,
         "# Stats\r\n"
         "total_connections_received:%lld\r\n"
@@ -330,9 +332,7 @@ static sds infoStats(sds s) {
         "instantaneous_input_repl_kbps:0.00\r\n"
         "instantaneous_output_repl_kbps:0.00\r\n"
         "rejected_connections:%lld\r\n"
-        "sync_full:0\r\n"
-        "sync_partial_ok:0\r\n"
-        "sync_partial_err:0\r\n"
+        "%s"
         "expired_keys:%lld\r\n"
         "expired_stale_perc:0.00\r\n"
         "expired_time_cap_reached_count:%lld\r\n"
@@ -373,7 +373,7 @@ static sds infoStats(sds s) {
         server.stat_numconnections, server.stat_numcommands, opsPerSec(),
         server.stat_net_input_bytes, server.stat_net_output_bytes,
         (double)samplesMean(in_samples) / 1024, (double)samplesMean(out_samples) / 1024,
-        server.stat_rejected_conn, server.stat_expiredkeys,
+        server.stat_rejected_conn, sync, server.stat_expiredkeys,
         server.stat_expired_time_cap_reached_count, server.stat_evictedkeys,
         server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
         pubsubTotalPatterns(), pubsubTotalShardChannels(),
@@ -382,25 +382,13 @@ static sds infoStats(sds s) {
         server.stat_io_reads_processed, server.stat_io_writes_processed,
         server.stat_reply_buffer_shrinks, server.stat_reply_buffer_expands,
         server.stat_client_qbuf_limit_disconnections, server.stat_client_outbuf_limit_disconnections);
+    sdsfree(sync);
+    return s;
 }
 
 static sds infoReplication(sds s) {
-    /* No backlog exists until a replica asks for one, so like Redis the
-     * offsets read 0 while the propagation stream has no readers. */
-    return sdscatprintf(s,
-                        "# Replication\r\n"
-                        "role:master\r\n"
-                        "connected_slaves:0\r\n"
-                        "master_failover_state:no-failover\r\n"
-                        "master_replid:%s\r\n"
-                        "master_replid2:0000000000000000000000000000000000000000\r\n"
-                        "master_repl_offset:0\r\n"
-                        "second_repl_offset:-1\r\n"
-                        "repl_backlog_active:0\r\n"
-                        "repl_backlog_size:1048576\r\n"
-                        "repl_backlog_first_byte_offset:0\r\n"
-                        "repl_backlog_histlen:0\r\n",
-                        server.runid);
+    s = sdscat(s, "# Replication\r\n");
+    return replInfoFields(s);
 }
 
 static sds infoCpu(sds s) {

@@ -29,6 +29,7 @@
 #include "lazyfree.h"
 #include "snapshot.h"
 #include "aof.h"
+#include "repl.h"
 #include "aof_check.h"
 
 #include <errno.h>
@@ -117,6 +118,7 @@ int prepareForShutdown(int flags) {
         server.in_shutdown = 0;
         return C_ERR;
     }
+    replShutdown();
     if (cfg.pidfile) unlink(cfg.pidfile);
     /* Flush what we can to clients before exiting (e.g. replies already
      * queued in this loop iteration). */
@@ -168,6 +170,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     infoTrackSamples();
     rdbCron();
     aofCron();
+    replCron();
     clientsCron();
     blockedCheckTimeouts();
     pauseCheckTimeout();
@@ -188,6 +191,8 @@ static void beforeSleep(eventLoop *el) {
     /* The AOF reads this turn's stream bytes before replies go out:
      * under appendfsync always the replies then wait for the fsync. */
     aofBeforeSleep();
+    /* Replicas read the same stream bytes, from their own cursors. */
+    replBeforeSleep();
     clientsHandlePendingWrites();
     clientsFreePendingClose();
 }
@@ -532,6 +537,7 @@ int main(int argc, char **argv) {
     aofInit();
     if (cfg.appendonly) aofStartupLoad(); /* as Redis: the AOF wins over the RDB */
     else rdbStartupLoad();
+    replInit();
     /* Only once the listeners exist: whoever waits for the pid file may
      * connect right away. */
     createPidFile();

@@ -24,7 +24,8 @@ static struct {
     long long offset;   /* bytes ever appended */
     int last_dbid;      /* database of the last encoded command, -1 unknown */
     size_t memory;
-} stream = {NULL, NULL, 0, -1, 0};
+    int raw_only;       /* a replica: only streamAppendRaw feeds the stream */
+} stream = {NULL, NULL, 0, -1, 0, 0};
 
 static streamBlock *streamNewBlock(size_t minsize) {
     size_t size = minsize > STREAM_BLOCK_SIZE ? minsize : STREAM_BLOCK_SIZE;
@@ -117,9 +118,23 @@ static void encArg(encBuf *e, const char *p, size_t len) {
     encAdd(e, "\r\n", 2);
 }
 
+/* One command as a RESP array, then everything goes to the stream. */
+static void encCommand(encBuf *e, robj **argv, int argc) {
+    encHeader(e, '*', argc);
+    for (int j = 0; j < argc; j++) {
+        char num[LONG_STR_SIZE];
+        size_t len;
+        const char *p = stringObjectPtr(argv[j], num, &len);
+        encArg(e, p, len);
+    }
+    encFlush(e);
+}
+
 void propagate(int dbid, robj **argv, int argc) {
-    /* Replaying the AOF at start-up: those writes are already on disk. */
-    if (server.loading) return;
+    /* Replaying the AOF at start-up: those writes are already on disk. A
+     * replica's stream is its primary's bytes (streamAppendRaw): its own
+     * local writes and expiries are not part of it, as in Redis. */
+    if (server.loading || stream.raw_only) return;
     if (in_transaction && !multi_emitted) {
         multi_emitted = 1;
         robj *multi = createStringObject("MULTI", 5);
@@ -136,16 +151,15 @@ void propagate(int dbid, robj **argv, int argc) {
         encArg(&e, num, nl);
         stream.last_dbid = dbid;
     }
-    encHeader(&e, '*', argc);
-    for (int j = 0; j < argc; j++) {
-        char num[LONG_STR_SIZE];
-        size_t len;
-        const char *p = stringObjectPtr(argv[j], num, &len);
-        encArg(&e, p, len);
-    }
-    encFlush(&e);
+    encCommand(&e, argv, argc);
 }
 
+void propagateNoDb(robj **argv, int argc) {
+    if (server.loading || stream.raw_only) return;
+    encBuf e;
+    e.len = 0;
+    encCommand(&e, argv, argc);
+}
 
 void propagateTransactionBegin(void) {
     in_transaction = 1;
@@ -232,4 +246,42 @@ void streamCursorAdvance(streamCursor *cur, size_t n) {
 
 long long streamCursorOffset(const streamCursor *cur) {
     return cur->block->start_offset + (long long)cur->pos;
+}
+
+int streamCursorAttachAt(streamCursor *cur, long long offset) {
+    if (offset == stream.offset) {
+        streamCursorAttach(cur);
+        return 0;
+    }
+    for (streamBlock *b = stream.head; b; b = b->next) {
+        if (offset >= b->start_offset && offset < b->start_offset + (long long)b->used) {
+            cur->block = b;
+            cur->pos = (size_t)(offset - b->start_offset);
+            b->refcount++;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+long long streamFirstOffset(void) { return stream.head ? stream.head->start_offset : stream.offset; }
+
+void streamAppendRaw(const char *p, size_t len) {
+    streamAppend(p, len);
+    /* Whatever database the raw bytes left selected is unknown to us. */
+    stream.last_dbid = -1;
+}
+
+void streamSetRawOnly(int on) {
+    stream.raw_only = on;
+    stream.last_dbid = -1;
+}
+
+int streamIsRawOnly(void) { return stream.raw_only; }
+
+void streamSetOffset(long long offset) {
+    long long delta = offset - stream.offset;
+    for (streamBlock *b = stream.head; b; b = b->next) b->start_offset += delta;
+    stream.offset = offset;
+    stream.last_dbid = -1;
 }

@@ -45,6 +45,24 @@ int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max);
 void streamCursorAdvance(streamCursor *cur, size_t n);
 /* Stream offset of the cursor. */
 long long streamCursorOffset(const streamCursor *cur);
+/* Attach a cursor at a past offset still held in the stream's blocks
+ * (some other cursor, like the backlog's, keeps them). 0, or -1 when the
+ * offset is outside what the stream holds. */
+int streamCursorAttachAt(streamCursor *cur, long long offset);
+/* Offset of the oldest byte still held in memory. */
+long long streamFirstOffset(void);
+/* A replica re-feeds its primary's bytes as they are, so its offsets, its
+ * sub-replicas and its AOF see exactly the primary's stream. */
+void streamAppendRaw(const char *p, size_t len);
+/* raw_only: propagate() drops commands (a replica's local writes are not
+ * part of its primary's stream); switching resets the SELECT state. */
+void streamSetRawOnly(int on);
+int streamIsRawOnly(void);
+/* Move the stream's base so that streamOffset() == offset: every block and
+ * cursor offset shifts by the same amount (a replica taking its primary's
+ * offset at a full sync; the offset of a snapshot at start-up). The AOF
+ * keeps offsets: callers tell it (aofStreamShifted). */
+void streamSetOffset(long long offset);
 /* Make the next command start with a SELECT (a consumer that starts a new
  * file, like the AOF after a rewrite, needs one at its start). */
 void propagateResetSelect(void);
@@ -56,6 +74,9 @@ void propagateInit(void);
 void propagate(int dbid, robj **argv, int argc);
 void propagateCommand(client *c);
 void propagateDel(serverDb *db, robj *key, int lazy);
+/* A command that belongs to no database (PING, REPLCONF GETACK for the
+ * replicas): no SELECT before it. */
+void propagateNoDb(robj **argv, int argc);
 long long propagateOffset(void);
 /* MULTI/EXEC around the writes of a transaction (multi.c). */
 void propagateTransactionBegin(void);

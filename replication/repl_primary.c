@@ -1,0 +1,1045 @@
+/* repl_primary: this server's replicas.
+ *
+ * A client becomes a replica with SYNC or PSYNC (after REPLCONF
+ * listening-port / ip-address / capa). PSYNC replid offset continues from
+ * the backlog when replid is ours (or our previous one, replid2, up to
+ * second_replid_offset) and the backlog still holds offset: the reply is
+ * +CONTINUE <replid> and the replica's cursor is attached at that offset.
+ * Otherwise a full sync: +FULLRESYNC <replid> <offset> where offset is the
+ * stream offset at the moment a fork child takes the snapshot; the child
+ * writes the RDB (persistence/rdb.c through rio) either to `dbfilename`
+ * (disk) or, with repl-diskless-sync, into a pipe as `$EOF:<mark>` + RDB +
+ * mark, which the parent copies to every replica of that snapshot. Replicas
+ * that ask while the snapshot has not yet been taken wait for the next one
+ * (repl-diskless-sync-delay collects them); one snapshot serves all
+ * replicas attached to it.
+ *
+ * Streaming: each replica client holds its own streamCursor over the
+ * shared propagation stream, positioned at the snapshot's (or the partial
+ * resync's) offset. replicaWrite writes straight from the stream's blocks
+ * (iovecs) to the socket; no replica has a copy of the stream in its
+ * output buffer. Its backlog share (how far its cursor trails the tail)
+ * is what client-output-buffer-limit replica limits.
+ *
+ * Bytes enter as the replicas' commands (REPLCONF ACK, PSYNC) and leave as
+ * replies, snapshot payloads and stream bytes. The replicaLink hanging off
+ * client->repl is allocated at the client's first REPLCONF/PSYNC and freed
+ * by replClientFreed. */
+#include "args.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "conn.h"
+#include "event.h"
+#include "log.h"
+#include "multi.h"
+#include "object.h"
+#include "reply.h"
+#include "sds.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
+#include "repl.h"
+#include "child.h"
+#include "rdb.h"
+#include "snapshot.h"
+#include "aof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+replState repl;
+
+#define RS_WAIT_BGSAVE_START 0 /* waits for a snapshot to be started */
+#define RS_WAIT_BGSAVE_END 1   /* attached to a running snapshot */
+#define RS_SEND_BULK 2         /* the snapshot payload is being written */
+#define RS_ONLINE 3            /* streaming */
+
+#define REPL_CAPA_EOF (1 << 0)
+#define REPL_CAPA_PSYNC2 (1 << 1)
+
+#define REPL_IOV_MAX 64
+#define REPL_MAX_WRITE_PER_CALL (1024 * 1024)
+#define REPL_BULK_CHUNK (16 * 1024)
+
+typedef struct replicaLink {
+    int state;
+    int is_replica;
+    streamCursor cur;
+    int attached;
+    int capa;
+    int listening_port;
+    char announce_ip[NET_IP_STR_LEN];
+    long long ack_off;
+    time_t ack_time;
+    int old_sync;          /* SYNC: no +FULLRESYNC line */
+    int wait_first_ack;    /* after a diskless payload: stream after the first ACK */
+    int acked_early;       /* that ACK came before we saw the pipe's end */
+    /* disk payload */
+    int bulk_fd;
+    off_t bulk_off, bulk_size;
+    sds preamble;
+    /* diskless payload: bytes of the current pipe chunk already written */
+    size_t pipe_sent;
+    int snap_id;           /* the snapshot this replica is attached to */
+} replicaLink;
+
+/* Replicas in the order they connected (INFO's slaveN lines). */
+static client **replicas;
+static int nreplicas, replicas_cap;
+
+/* The snapshot being taken for a full sync. */
+static struct {
+    int active;
+    int id;
+    int diskless;
+    long long offset;     /* stream offset at the fork */
+    streamCursor cur;     /* holds the stream from offset until replicas attach */
+    pid_t pid;
+    int pipe_fd;          /* diskless: the child's payload */
+    char *chunk;          /* diskless: the chunk being sent to every replica */
+    size_t chunk_len;
+    int pipe_eof;
+    int child_done, delivered;
+    long long start_wait_ms; /* diskless delay: first replica waiting since */
+} snap = {.pipe_fd = -1};
+
+/* WAIT */
+typedef struct waitEntry {
+    client *c;
+    long long offset;
+    long numreplicas;
+    long long deadline_ms; /* 0: forever */
+} waitEntry;
+static waitEntry *waiters;
+static int nwaiters, waiters_cap;
+static int get_ack_pending;
+static time_t last_ping;
+
+/* ---- identity ---- */
+
+void replChangeReplicationId(void) {
+    getRandomHexChars(repl.replid, REPL_ID_LEN);
+    repl.replid[REPL_ID_LEN] = '\0';
+}
+
+void replShiftReplicationId(void) {
+    memcpy(repl.replid2, repl.replid, sizeof(repl.replid));
+    /* The next byte is the first one of the new history. */
+    repl.second_replid_offset = streamOffset() + 1;
+    replChangeReplicationId();
+    serverLog(LL_NOTICE, "Setting secondary replication ID to %s, valid up to offset: %lld. New replication ID is %s",
+              repl.replid2, repl.second_replid_offset, repl.replid);
+}
+
+static int replInfoSource(rdbReplInfo *out) {
+    memcpy(out->replid, repl.replid, sizeof(out->replid));
+    out->offset = streamOffset();
+    out->stream_db = replIsReplica() ? replicaMasterDb() : -1;
+    return 1;
+}
+
+/* ---- replica list ---- */
+
+static replicaLink *replLinkOf(client *c) {
+    if (!c->repl) {
+        replicaLink *l = zcalloc(sizeof(*l));
+        l->bulk_fd = -1;
+        l->ack_time = server.unixtime;
+        c->repl = l;
+    }
+    return c->repl;
+}
+
+static void replAddReplica(client *c) {
+    if (nreplicas == replicas_cap) {
+        replicas_cap = replicas_cap ? replicas_cap * 2 : 4;
+        replicas = zrealloc(replicas, sizeof(client *) * replicas_cap);
+    }
+    replicas[nreplicas++] = c;
+    c->flags |= CLIENT_REPLICA;
+    replLinkOf(c)->is_replica = 1;
+}
+
+int replConnectedReplicas(void) { return nreplicas; }
+
+void replDisconnectReplicas(void) {
+    for (int j = 0; j < nreplicas; j++) clientFreeAsync(replicas[j]);
+}
+
+static void replWaitRemove(client *c);
+
+void replClientFreed(client *c) {
+    if (c->flags & CLIENT_REPL_WAIT) replWaitRemove(c);
+    if (c->flags & CLIENT_MASTER) replicaMasterFreed(c);
+    replicaLink *l = c->repl;
+    if (!l) return;
+    if (l->is_replica) {
+        for (int j = 0; j < nreplicas; j++) {
+            if (replicas[j] != c) continue;
+            memmove(replicas + j, replicas + j + 1, sizeof(client *) * (size_t)(nreplicas - j - 1));
+            nreplicas--;
+            break;
+        }
+        serverLog(LL_NOTICE, "Connection with replica %s lost.", c->peer);
+    }
+    if (l->attached) streamCursorDetach(&l->cur);
+    if (l->bulk_fd != -1) close(l->bulk_fd);
+    sdsfree(l->preamble);
+    zfree(l);
+    c->repl = NULL;
+}
+
+/* ---- writing to a replica ---- */
+
+static void replWriteHandler(connection *conn) { replicaWrite(conn->private_data); }
+
+static void replWantWrite(client *c, int want) {
+    connSetWriteHandler(c->conn, want ? replWriteHandler : NULL, 0);
+}
+
+/* Returns 1 when the socket took everything, 0 if it is full, -1 on error
+ * (the client is then being freed). */
+static int replWriteSome(client *c, const void *p, size_t len, size_t *written) {
+    *written = 0;
+    while (*written < len) {
+        ssize_t n = connWrite(c->conn, (const char *)p + *written, len - *written);
+        if (n > 0) {
+            *written += (size_t)n;
+            server.stat_net_output_bytes += n;
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return 0;
+        serverLog(LL_WARNING, "Error writing to replica %s: %s", c->peer, n < 0 ? strerror(errno) : "closed");
+        clientFreeAsync(c);
+        return -1;
+    }
+    return 1;
+}
+
+static void replBulkDone(client *c, replicaLink *l);
+static void replPipeWriteHandler(connection *conn);
+
+/* The disk payload: "$<size>\r\n", then the file. */
+static int replSendBulk(client *c, replicaLink *l) {
+    size_t w;
+    if (l->preamble && sdslen(l->preamble)) {
+        int r = replWriteSome(c, l->preamble, sdslen(l->preamble), &w);
+        sdsrange(l->preamble, (ssize_t)w, -1);
+        if (r <= 0) return r;
+    }
+    char buf[REPL_BULK_CHUNK];
+    size_t total = 0;
+    while (l->bulk_off < l->bulk_size && total < REPL_MAX_WRITE_PER_CALL) {
+        ssize_t n = pread(l->bulk_fd, buf, sizeof(buf), l->bulk_off);
+        if (n <= 0) {
+            serverLog(LL_WARNING, "Read error sending the snapshot to replica %s: %s", c->peer,
+                      n < 0 ? strerror(errno) : "unexpected end of file");
+            clientFreeAsync(c);
+            return -1;
+        }
+        int r = replWriteSome(c, buf, (size_t)n, &w);
+        l->bulk_off += (off_t)w;
+        total += w;
+        if (r <= 0) return r;
+    }
+    if (l->bulk_off < l->bulk_size) return 0;
+    close(l->bulk_fd);
+    l->bulk_fd = -1;
+    replBulkDone(c, l);
+    return 1;
+}
+
+static void replBulkDone(client *c, replicaLink *l) {
+    l->state = RS_ONLINE;
+    l->ack_time = server.unixtime;
+    serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", c->peer);
+}
+
+void replicaWrite(client *c) {
+    if (c->flags & CLIENT_CLOSE_ASAP) return;
+    replicaLink *l = c->repl;
+    if (l && l->state == RS_WAIT_BGSAVE_END && snap.active && snap.diskless && l->snap_id == snap.id) {
+        /* The pipe feeder owns the socket until the payload is out. */
+        if (clientHasPendingReplies(c) && clientWrite(c, 0) == C_ERR) return;
+        if (clientHasPendingReplies(c)) connSetWriteHandler(c->conn, replPipeWriteHandler, 0);
+        return;
+    }
+    if (clientHasPendingReplies(c)) {
+        if (clientWrite(c, 0) == C_ERR) return;
+        if (clientHasPendingReplies(c)) {
+            replWantWrite(c, 1);
+            return;
+        }
+    }
+    if (!l) {
+        replWantWrite(c, 0);
+        return;
+    }
+    if (l->state == RS_SEND_BULK && l->bulk_fd != -1) {
+        int r = replSendBulk(c, l);
+        if (r < 0) return;
+        if (r == 0) {
+            replWantWrite(c, 1);
+            return;
+        }
+    }
+    if (l->state != RS_ONLINE || l->wait_first_ack || !l->attached) {
+        replWantWrite(c, 0);
+        return;
+    }
+    size_t total = 0;
+    while (total < REPL_MAX_WRITE_PER_CALL) {
+        struct iovec iov[REPL_IOV_MAX];
+        int cnt = streamCursorPeek(&l->cur, iov, REPL_IOV_MAX);
+        if (cnt == 0) break;
+        ssize_t n = connWritev(c->conn, iov, cnt);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR) break;
+            serverLog(LL_WARNING, "Error writing to replica %s: %s", c->peer, strerror(errno));
+            clientFreeAsync(c);
+            return;
+        }
+        if (n == 0) break;
+        streamCursorAdvance(&l->cur, (size_t)n);
+        server.stat_net_output_bytes += n;
+        total += (size_t)n;
+    }
+    replWantWrite(c, streamCursorOffset(&l->cur) < streamOffset());
+}
+
+/* ---- full sync snapshots ---- */
+
+static void replCloseListenersInChild(void) {
+    for (int j = 0; j < server.listen_count; j++) close(server.listen_fds[j]);
+    if (server.unix_fd != -1) close(server.unix_fd);
+}
+
+/* The diskless child: "$EOF:<mark>\r\n", the RDB, the mark, into the pipe. */
+static int replChildWriteSocketFormat(int fd) {
+    char mark[REPL_ID_LEN + 1], hdr[64];
+    getRandomHexChars(mark, REPL_ID_LEN);
+    mark[REPL_ID_LEN] = '\0';
+    rio r;
+    rioInitWithFd(&r, fd);
+    int n = snprintf(hdr, sizeof(hdr), "$EOF:%s\r\n", mark);
+    if (rioWrite(&r, hdr, (size_t)n) == 0) return -1;
+    if (rdbSaveRio(&r, NULL) == -1) return -1;
+    if (rioWrite(&r, mark, REPL_ID_LEN) == 0) return -1;
+    return rioFlush(&r) ? 0 : -1;
+}
+
+static void replPipeReadable(eventLoop *el, int fd, void *data, int mask);
+static void replDisklessDelivered(int ok);
+
+/* Attach a waiting replica to the running snapshot: its cursor starts at
+ * the fork offset, and it is told so. */
+static void replAttachToSnapshot(client *c, replicaLink *l) {
+    if (l->attached) streamCursorDetach(&l->cur);
+    if (streamCursorAttachAt(&l->cur, snap.offset) == -1) {
+        serverLog(LL_WARNING, "The stream no longer holds offset %lld for replica %s", snap.offset, c->peer);
+        clientFreeAsync(c);
+        return;
+    }
+    l->attached = 1;
+    l->state = RS_WAIT_BGSAVE_END;
+    l->snap_id = snap.id;
+    l->pipe_sent = 0;
+    if (!l->old_sync) {
+        char buf[128];
+        int n = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", repl.replid, snap.offset);
+        replyBegin(c);
+        replyRaw(c, buf, (size_t)n);
+    }
+}
+
+static int replSnapshotStart(void) {
+    if (snap.active || childActiveType() != CHILD_TYPE_NONE) return C_ERR;
+    int diskless = cfg.repl_diskless_sync;
+    /* The old SYNC and a replica without capa eof need a sized payload. */
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_WAIT_BGSAVE_START && !(l->capa & REPL_CAPA_EOF)) diskless = 0;
+    }
+    int pfd[2] = {-1, -1};
+    if (diskless && pipe(pfd) == -1) {
+        serverLog(LL_WARNING, "Can't create the pipe for a diskless sync: %s", strerror(errno));
+        return C_ERR;
+    }
+    /* Everything after the fork must start with a SELECT: the replica
+     * begins applying there with no database selected. */
+    propagateResetSelect();
+    pid_t pid = childFork(CHILD_TYPE_REPL);
+    if (pid == 0) {
+        replCloseListenersInChild();
+        int ret;
+        if (diskless) {
+            close(pfd[0]);
+            ret = replChildWriteSocketFormat(pfd[1]);
+            close(pfd[1]);
+        } else {
+            sds err = NULL;
+            ret = rdbSaveFile(cfg.rdb_filename, &err);
+            if (ret != 0) {
+                serverLog(LL_WARNING, "%s", err);
+                sdsfree(err);
+            } else {
+                serverLog(LL_NOTICE, "DB saved on disk");
+            }
+        }
+        childExit(ret == 0 ? 0 : 1);
+    }
+    if (pid == -1) {
+        serverLog(LL_WARNING, "Can't fork for the replicas' snapshot: %s", strerror(errno));
+        if (diskless) {
+            close(pfd[0]);
+            close(pfd[1]);
+        }
+        return C_ERR;
+    }
+    snap.active = 1;
+    snap.id++;
+    snap.pid = pid;
+    snap.diskless = diskless;
+    snap.offset = streamOffset();
+    snap.chunk_len = 0;
+    snap.pipe_eof = 0;
+    snap.child_done = snap.delivered = 0;
+    streamCursorAttach(&snap.cur);
+    if (diskless) {
+        close(pfd[1]);
+        netSetNonBlock(pfd[0]);
+        snap.pipe_fd = pfd[0];
+        if (!snap.chunk) snap.chunk = zmalloc(REPL_BULK_CHUNK);
+        elAddFile(server.el, snap.pipe_fd, EV_READABLE, replPipeReadable, NULL);
+    }
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s (pid %d)",
+              diskless ? "replicas sockets" : "disk", (int)pid);
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_WAIT_BGSAVE_START) replAttachToSnapshot(replicas[j], l);
+    }
+    return C_OK;
+}
+
+/* Diskless: a chunk read from the pipe goes to every replica of this
+ * snapshot before the next one is read, so one slow replica slows the
+ * transfer (as in Redis) but nobody buffers the payload. */
+static int replPipeChunkSent(void) {
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_WAIT_BGSAVE_END && l->snap_id == snap.id && snap.diskless &&
+            !(replicas[j]->flags & CLIENT_CLOSE_ASAP) && l->pipe_sent < snap.chunk_len)
+            return 0;
+    }
+    return 1;
+}
+
+static void replPipeFeed(void);
+
+static void replPipeWriteHandler(connection *conn) {
+    client *c = conn->private_data;
+    replicaLink *l = c->repl;
+    if (clientHasPendingReplies(c) && clientWrite(c, 0) == C_ERR) return;
+    if (clientHasPendingReplies(c)) return;
+    if (l && l->pipe_sent < snap.chunk_len) {
+        size_t w;
+        int r = replWriteSome(c, snap.chunk + l->pipe_sent, snap.chunk_len - l->pipe_sent, &w);
+        l->pipe_sent += w;
+        if (r < 0) return;
+        if (r == 0) return;
+    }
+    connSetWriteHandler(conn, NULL, 0);
+    replPipeFeed();
+}
+
+/* Send the current chunk to everyone, then read the next while all took it. */
+static void replPipeFeed(void) {
+    while (snap.active && snap.diskless) {
+        int blocked = 0;
+        for (int j = 0; j < nreplicas; j++) {
+            client *c = replicas[j];
+            replicaLink *l = c->repl;
+            if (l->state != RS_WAIT_BGSAVE_END || l->snap_id != snap.id || (c->flags & CLIENT_CLOSE_ASAP))
+                continue;
+            if (clientHasPendingReplies(c)) {
+                if (clientWrite(c, 0) == C_ERR) continue;
+                if (clientHasPendingReplies(c)) {
+                    connSetWriteHandler(c->conn, replPipeWriteHandler, 0);
+                    blocked = 1;
+                    continue;
+                }
+            }
+            if (l->pipe_sent < snap.chunk_len) {
+                size_t w;
+                int r = replWriteSome(c, snap.chunk + l->pipe_sent, snap.chunk_len - l->pipe_sent, &w);
+                l->pipe_sent += w;
+                if (r == 0) {
+                    connSetWriteHandler(c->conn, replPipeWriteHandler, 0);
+                    blocked = 1;
+                }
+            }
+        }
+        if (blocked || !replPipeChunkSent()) {
+            elDelFile(server.el, snap.pipe_fd, EV_READABLE);
+            return;
+        }
+        if (snap.pipe_eof) return;
+        ssize_t n = read(snap.pipe_fd, snap.chunk, REPL_BULK_CHUNK);
+        if (n > 0) {
+            snap.chunk_len = (size_t)n;
+            for (int j = 0; j < nreplicas; j++) ((replicaLink *)replicas[j]->repl)->pipe_sent = 0;
+            continue;
+        }
+        if (n == 0) {
+            snap.pipe_eof = 1;
+            snap.chunk_len = 0;
+            replDisklessDelivered(1);
+            return;
+        }
+        if (errno == EAGAIN || errno == EINTR) {
+            snap.chunk_len = 0;
+            elAddFile(server.el, snap.pipe_fd, EV_READABLE, replPipeReadable, NULL);
+            return;
+        }
+        serverLog(LL_WARNING, "Diskless sync: reading the child's pipe: %s", strerror(errno));
+        snap.pipe_eof = 1;
+        replDisklessDelivered(0);
+        return;
+    }
+}
+
+static void replPipeReadable(eventLoop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)fd;
+    (void)data;
+    (void)mask;
+    replPipeFeed();
+}
+
+static void replSnapshotRelease(void) {
+    if (snap.pipe_fd != -1) {
+        elDelFile(server.el, snap.pipe_fd, EV_READABLE);
+        close(snap.pipe_fd);
+        snap.pipe_fd = -1;
+    }
+    streamCursorDetach(&snap.cur);
+    snap.active = 0;
+}
+
+/* Diskless: the pipe ended, so every replica that took every chunk has the
+ * whole payload (ok), or the child failed and nobody has (!ok). */
+static void replDisklessDelivered(int ok) {
+    if (snap.delivered) return;
+    snap.delivered = 1;
+    if (snap.pipe_fd != -1) {
+        elDelFile(server.el, snap.pipe_fd, EV_READABLE);
+        close(snap.pipe_fd);
+        snap.pipe_fd = -1;
+    }
+    for (int j = 0; j < nreplicas; j++) {
+        client *c = replicas[j];
+        replicaLink *l = c->repl;
+        if (l->state != RS_WAIT_BGSAVE_END || l->snap_id != snap.id) continue;
+        if (!ok || l->pipe_sent < snap.chunk_len) {
+            serverLog(LL_WARNING, "SYNC failed for replica %s: the snapshot could not be made or sent", c->peer);
+            clientFreeAsync(c);
+            continue;
+        }
+        /* The replica cannot tell where the payload ends and the stream
+         * starts until it has parsed the mark: it says so with an ACK. */
+        l->state = RS_ONLINE;
+        l->wait_first_ack = !l->acked_early;
+        l->ack_time = server.unixtime;
+        serverLog(LL_NOTICE, "Streamed RDB transfer with replica %s succeeded (socket). Waiting for REPLCONF ACK from replica to enable streaming",
+                  c->peer);
+        if (!l->wait_first_ack) replicaWrite(c);
+    }
+    if (snap.child_done) replSnapshotRelease();
+}
+
+static void replSnapshotDone(pid_t pid, int exitcode, int bysignal) {
+    (void)pid;
+    if (!snap.active) return;
+    int ok = !bysignal && exitcode == 0;
+    serverLog(ok ? LL_NOTICE : LL_WARNING, "Background RDB transfer %s", ok ? "terminated with success" : "failed");
+    snap.child_done = 1;
+    if (snap.diskless) {
+        /* The pipe may still hold the payload's tail: released at its end. */
+        if (!ok) replDisklessDelivered(0);
+        else if (snap.delivered) replSnapshotRelease();
+        return;
+    }
+    for (int j = 0; j < nreplicas; j++) {
+        client *c = replicas[j];
+        replicaLink *l = c->repl;
+        if (l->state != RS_WAIT_BGSAVE_END || l->snap_id != snap.id) continue;
+        if (!ok) {
+            serverLog(LL_WARNING, "SYNC failed for replica %s: the snapshot could not be made", c->peer);
+            clientFreeAsync(c);
+            continue;
+        }
+        struct stat sb;
+        l->bulk_fd = open(cfg.rdb_filename, O_RDONLY | O_CLOEXEC);
+        if (l->bulk_fd == -1 || fstat(l->bulk_fd, &sb) == -1) {
+            serverLog(LL_WARNING, "SYNC failed. Can't open/stat DB after BGSAVE: %s", strerror(errno));
+            clientFreeAsync(c);
+            continue;
+        }
+        l->bulk_off = 0;
+        l->bulk_size = sb.st_size;
+        sdsfree(l->preamble);
+        l->preamble = sdscatprintf(sdsempty(), "$%lld\r\n", (long long)sb.st_size);
+        l->state = RS_SEND_BULK;
+        replicaWrite(c);
+    }
+    replSnapshotRelease();
+}
+
+/* ---- commands ---- */
+
+static int replTryPartial(client *c, replicaLink *l, const char *id, long long psync_offset) {
+    /* psync_offset is the first byte the replica lacks: Redis counts
+     * offsets from 1, so the stream position is one less. */
+    long long want = psync_offset - 1;
+    int ours = !strcasecmp(id, repl.replid);
+    int previous = !ours && repl.second_replid_offset != -1 && !strcasecmp(id, repl.replid2) &&
+                   psync_offset <= repl.second_replid_offset;
+    if (!ours && !previous) {
+        if (strcmp(id, "?")) {
+            serverLog(LL_NOTICE, "Partial resynchronization not accepted: Replication ID mismatch (Replica asked for '%s', my replication IDs are '%s' and '%s')",
+                      id, repl.replid, repl.replid2);
+            repl.stat_sync_partial_err++;
+        } else {
+            serverLog(LL_NOTICE, "Full resync requested by replica %s", c->peer);
+        }
+        return 0;
+    }
+    if (!backlogCovers(want)) {
+        serverLog(LL_NOTICE, "Unable to partial resync with replica %s for lack of backlog (Replica request was: %lld).",
+                  c->peer, psync_offset);
+        repl.stat_sync_partial_err++;
+        return 0;
+    }
+    if (streamCursorAttachAt(&l->cur, want) == -1) return 0;
+    l->attached = 1;
+    replAddReplica(c);
+    l->state = RS_ONLINE;
+    l->ack_time = server.unixtime;
+    char buf[128];
+    int n = (l->capa & REPL_CAPA_PSYNC2) ? snprintf(buf, sizeof(buf), "+CONTINUE %s\r\n", repl.replid)
+                                         : snprintf(buf, sizeof(buf), "+CONTINUE\r\n");
+    replyRaw(c, buf, (size_t)n);
+    repl.stat_sync_partial_ok++;
+    serverLog(LL_NOTICE, "Partial resynchronization request from %s accepted. Sending %lld bytes of backlog starting from offset %lld.",
+              c->peer, streamOffset() - want, psync_offset);
+    return 1;
+}
+
+/* SYNC and PSYNC replid offset. */
+void syncCommand(client *c) {
+    if (c->flags & (CLIENT_REPLICA | CLIENT_MASTER)) return;
+    if (replIsReplica() && !replicaLinkUp()) {
+        replyError(c, "NOMASTERLINK Can't SYNC while not connected with my master");
+        return;
+    }
+    if (clientHasPendingReplies(c)) {
+        replyError(c, "ERR SYNC and PSYNC are invalid with pending output");
+        return;
+    }
+    replicaLink *l = replLinkOf(c);
+    serverLog(LL_NOTICE, "Replica %s asks for synchronization", c->peer);
+    if (argEq(c->argv[0], "psync")) {
+        if (c->argc != 3) {
+            replyErrorArity(c);
+            return;
+        }
+        long long off;
+        if (string2ll(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), &off) &&
+            replTryPartial(c, l, c->argv[1]->ptr, off)) {
+            backlogCreate();
+            return;
+        }
+    } else {
+        l->old_sync = 1;
+    }
+    repl.stat_sync_full++;
+    /* The backlog must exist from before the snapshot's offset on, or the
+     * replica could not continue partially after a later drop. */
+    backlogCreate();
+    replAddReplica(c);
+    l->state = RS_WAIT_BGSAVE_START;
+    l->ack_time = server.unixtime;
+    /* Join a snapshot already being taken, if its payload can still reach
+     * us whole: a disk snapshot always (the file is sent afterwards), a
+     * diskless one only before its first byte left. */
+    if (snap.active && (!snap.diskless || 0)) {
+        if ((l->capa & REPL_CAPA_EOF) || !snap.diskless) {
+            replAttachToSnapshot(c, l);
+            return;
+        }
+    }
+    if (!snap.active && !cfg.repl_diskless_sync) replSnapshotStart();
+    else if (!snap.active && cfg.repl_diskless_sync && snap.start_wait_ms == 0) snap.start_wait_ms = server.unixtime_ms;
+}
+
+static void replWaitCheck(void);
+
+void replconfCommand(client *c) {
+    if (c->argc % 2 == 0) {
+        replyErrorSyntax(c);
+        return;
+    }
+    for (int j = 1; j < c->argc; j += 2) {
+        const char *opt = c->argv[j]->ptr, *val = c->argv[j + 1]->ptr;
+        if (!strcasecmp(opt, "ack")) {
+            /* No reply: the replica is not reading one. */
+            if (!(c->flags & CLIENT_REPLICA)) return;
+            long long off;
+            if (!string2ll(val, strlen(val), &off)) return;
+            replicaLink *l = c->repl;
+            if (off > l->ack_off) l->ack_off = off;
+            if (l->state == RS_WAIT_BGSAVE_END) l->acked_early = 1;
+            l->ack_time = server.unixtime;
+            if (l->wait_first_ack) {
+                l->wait_first_ack = 0;
+                serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", c->peer);
+                replicaWrite(c);
+            }
+            if (nwaiters) replWaitCheck();
+            return;
+        } else if (!strcasecmp(opt, "getack")) {
+            if (c->flags & CLIENT_MASTER) replicaSendAckNow();
+            return;
+        } else if (!strcasecmp(opt, "listening-port")) {
+            long port;
+            if (!string2l(val, strlen(val), &port) || port < 0 || port > 65535) {
+                replyError(c, "ERR value is out of range");
+                return;
+            }
+            replLinkOf(c)->listening_port = (int)port;
+        } else if (!strcasecmp(opt, "ip-address")) {
+            if (strlen(val) >= NET_IP_STR_LEN) {
+                replyErrorFormat(c, "ERR REPLCONF ip-address provided by replica instance is too long: %zd bytes",
+                                 strlen(val));
+                return;
+            }
+            snprintf(replLinkOf(c)->announce_ip, NET_IP_STR_LEN, "%s", val);
+        } else if (!strcasecmp(opt, "capa")) {
+            if (!strcasecmp(val, "eof")) replLinkOf(c)->capa |= REPL_CAPA_EOF;
+            else if (!strcasecmp(val, "psync2")) replLinkOf(c)->capa |= REPL_CAPA_PSYNC2;
+        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only")) {
+            /* redis-cli --rdb: accepted, the snapshot is what it gets anyway */
+        } else {
+            replyErrorFormat(c, "ERR Unrecognized REPLCONF option: %s", opt);
+            return;
+        }
+    }
+    replyOk(c);
+}
+
+/* ---- WAIT ---- */
+
+static long replAckedAt(long long offset) {
+    long n = 0;
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_ONLINE && l->ack_off >= offset) n++;
+    }
+    return n;
+}
+
+static void replWaitRemove(client *c) {
+    for (int j = 0; j < nwaiters; j++) {
+        if (waiters[j].c != c) continue;
+        waiters[j] = waiters[--nwaiters];
+        break;
+    }
+    c->flags &= ~CLIENT_REPL_WAIT;
+}
+
+static void replWaitRelease(int j, long acked) {
+    client *c = waiters[j].c;
+    waiters[j] = waiters[--nwaiters];
+    c->flags &= ~CLIENT_REPL_WAIT;
+    replyBegin(c);
+    replyLongLong(c, acked);
+    /* Input that arrived meanwhile is processed before the loop sleeps. */
+    if (!(c->flags & CLIENT_UNBLOCKED)) {
+        c->flags |= CLIENT_UNBLOCKED;
+        c->unblocked_next = server.unblocked;
+        server.unblocked = c;
+    }
+}
+
+static void replWaitCheck(void) {
+    for (int j = 0; j < nwaiters;) {
+        long acked = replAckedAt(waiters[j].offset);
+        int timed_out = waiters[j].deadline_ms && server.unixtime_ms >= waiters[j].deadline_ms;
+        if (acked >= waiters[j].numreplicas || timed_out) replWaitRelease(j, acked);
+        else j++;
+    }
+}
+
+void waitCommand(client *c) {
+    if (replIsReplica()) {
+        replyError(c, "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated.");
+        return;
+    }
+    long long numreplicas, timeout;
+    if (getLongLongFromObjectOrReply(c, c->argv[1], &numreplicas, NULL) != C_OK) return;
+    if (getLongLongFromObjectOrReply(c, c->argv[2], &timeout, "ERR timeout is not an integer or out of range") != C_OK)
+        return;
+    if (timeout < 0) {
+        replyError(c, "ERR timeout is negative");
+        return;
+    }
+    /* The client's own writes, as in Redis (not the PINGs and GETACKs
+     * appended since). */
+    long long offset = c->woff;
+    long acked = replAckedAt(offset);
+    if (acked >= numreplicas || (c->flags & CLIENT_MULTI) || server.in_exec) {
+        replyLongLong(c, acked);
+        return;
+    }
+    if (nwaiters == waiters_cap) {
+        waiters_cap = waiters_cap ? waiters_cap * 2 : 8;
+        waiters = zrealloc(waiters, sizeof(waitEntry) * waiters_cap);
+    }
+    waiters[nwaiters++] = (waitEntry){c, offset, (long)numreplicas, timeout ? server.unixtime_ms + timeout : 0};
+    c->flags |= CLIENT_REPL_WAIT;
+    get_ack_pending = 1;
+}
+
+/* ---- ROLE and INFO ---- */
+
+static const char *replStateName(int state) {
+    switch (state) {
+    case RS_WAIT_BGSAVE_START:
+    case RS_WAIT_BGSAVE_END: return "wait_bgsave";
+    case RS_SEND_BULK: return "send_bulk";
+    default: return "online";
+    }
+}
+
+static const char *replReplicaIp(client *c, char *buf, size_t len) {
+    replicaLink *l = c->repl;
+    if (l->announce_ip[0]) return l->announce_ip;
+    snprintf(buf, len, "%s", c->peer);
+    char *colon = strrchr(buf, ':');
+    if (colon) *colon = '\0';
+    if (buf[0] == '[') {
+        memmove(buf, buf + 1, strlen(buf));
+        char *end = strchr(buf, ']');
+        if (end) *end = '\0';
+    }
+    return buf;
+}
+
+void roleCommand(client *c) {
+    if (replIsReplica()) {
+        replicaRoleReply(c);
+        return;
+    }
+    replyArrayLen(c, 3);
+    replyBulkCString(c, "master");
+    replyLongLong(c, streamOffset());
+    int online = 0;
+    for (int j = 0; j < nreplicas; j++)
+        if (((replicaLink *)replicas[j]->repl)->state == RS_ONLINE) online++;
+    replyArrayLen(c, online);
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state != RS_ONLINE) continue;
+        char ip[NET_ADDR_STR_LEN], num[LONG_STR_SIZE];
+        replyArrayLen(c, 3);
+        replyBulkCString(c, replReplicaIp(replicas[j], ip, sizeof(ip)));
+        int n = ll2string(num, sizeof(num), l->listening_port);
+        replyBulkBuf(c, num, (size_t)n);
+        n = ll2string(num, sizeof(num), l->ack_off);
+        replyBulkBuf(c, num, (size_t)n);
+    }
+}
+
+static int replGoodReplicas(void) {
+    int good = 0;
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_ONLINE && server.unixtime - l->ack_time <= cfg.min_replicas_max_lag) good++;
+    }
+    return good;
+}
+
+sds replInfoFields(sds s) {
+    s = sdscatprintf(s, "role:%s\r\n", replIsReplica() ? "slave" : "master");
+    if (replIsReplica()) s = replicaInfoFields(s);
+    s = sdscatprintf(s, "connected_slaves:%d\r\n", nreplicas);
+    if (cfg.min_replicas_to_write && cfg.min_replicas_max_lag)
+        s = sdscatprintf(s, "min_slaves_good_slaves:%d\r\n", replGoodReplicas());
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        char ip[NET_ADDR_STR_LEN];
+        s = sdscatprintf(s, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", j,
+                         replReplicaIp(replicas[j], ip, sizeof(ip)), l->listening_port,
+                         replStateName(l->state), l->ack_off, (long long)(server.unixtime - l->ack_time));
+    }
+    long long hist = backlogHistlen();
+    return sdscatprintf(s,
+                        "master_failover_state:no-failover\r\n"
+                        "master_replid:%s\r\n"
+                        "master_replid2:%s\r\n"
+                        "master_repl_offset:%lld\r\n"
+                        "second_repl_offset:%lld\r\n"
+                        "repl_backlog_active:%d\r\n"
+                        "repl_backlog_size:%lld\r\n"
+                        "repl_backlog_first_byte_offset:%lld\r\n"
+                        "repl_backlog_histlen:%lld\r\n",
+                        repl.replid, repl.replid2, streamOffset(), repl.second_replid_offset,
+                        backlogActive(), cfg.repl_backlog_size,
+                        backlogActive() ? backlogStart() + 1 : 0, hist);
+}
+
+sds replInfoStats(sds s) {
+    return sdscatprintf(s, "sync_full:%lld\r\nsync_partial_ok:%lld\r\nsync_partial_err:%lld\r\n",
+                        repl.stat_sync_full, repl.stat_sync_partial_ok, repl.stat_sync_partial_err);
+}
+
+/* ---- command refusals ---- */
+
+const char *replCommandDenied(client *c, cairnCommand *cmd) {
+    if (c->flags & CLIENT_MASTER) return NULL;
+    int is_write = (cmd->flags & CMD_WRITE) || (cmd->proc == execCommand && multiQueueHasWrites(c));
+    if (replIsReplica()) {
+        if (!replicaLinkUp() && !cfg.replica_serve_stale_data && !(cmd->flags & CMD_STALE))
+            return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
+        if (cfg.replica_read_only && is_write) return "READONLY You can't write against a read only replica.";
+        return NULL;
+    }
+    if (is_write && cfg.min_replicas_to_write && cfg.min_replicas_max_lag &&
+        replGoodReplicas() < cfg.min_replicas_to_write)
+        return "NOREPLICAS Not enough good replicas to write.";
+    return NULL;
+}
+
+/* ---- the loop ---- */
+
+void replResetBacklog(void) {
+    backlogFree();
+    backlogCreate();
+}
+
+void replBeforeSleep(void) {
+    if (nreplicas == 0 && !backlogActive()) return;
+    if (get_ack_pending && nreplicas && !replIsReplica()) {
+        robj *argv[3] = {createStringObject("REPLCONF", 8), createStringObject("GETACK", 6),
+                         createStringObject("*", 1)};
+        propagateNoDb(argv, 3);
+        for (int j = 0; j < 3; j++) decrRefCount(argv[j]);
+    }
+    get_ack_pending = 0;
+    for (int j = 0; j < nreplicas; j++) {
+        client *c = replicas[j];
+        replicaLink *l = c->repl;
+        if (l->state == RS_ONLINE && l->attached && !connHasWriteHandler(c->conn) &&
+            streamCursorOffset(&l->cur) < streamOffset())
+            replicaWrite(c);
+    }
+    backlogTrim();
+}
+
+void replCron(void) {
+    replicaCron();
+    time_t now = server.unixtime;
+    /* PINGs go into the stream so replicas see the link alive (and, as in
+     * Redis, they count in the offset). */
+    if (!replIsReplica() && nreplicas && now - last_ping >= cfg.repl_ping_replica_period) {
+        last_ping = now;
+        robj *ping = createStringObject("PING", 4);
+        propagateNoDb(&ping, 1);
+        decrRefCount(ping);
+    }
+    clientBufferLimit *lim = &cfg.client_obuf_limits[CLIENT_TYPE_REPLICA];
+    for (int j = 0; j < nreplicas; j++) {
+        client *c = replicas[j];
+        replicaLink *l = c->repl;
+        if (c->flags & CLIENT_CLOSE_ASAP) continue;
+        /* Keep-alive while the snapshot is made: the replica would time out. */
+        if (l->state == RS_WAIT_BGSAVE_START || (l->state == RS_WAIT_BGSAVE_END && !snap.diskless)) {
+            replyBegin(c);
+            replyRaw(c, "\n", 1);
+        }
+        if (l->state == RS_ONLINE && now - l->ack_time > cfg.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", c->peer);
+            clientFreeAsync(c);
+            continue;
+        }
+        /* Its share of the stream is what output buffer limits count. */
+        if (l->attached && l->state == RS_ONLINE) {
+            long long lag = streamOffset() - streamCursorOffset(&l->cur);
+            if (lim->hard_limit_bytes && (unsigned long long)lag >= lim->hard_limit_bytes) {
+                serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits (replica %lld bytes behind).",
+                          c->peer, lag);
+                server.stat_client_outbuf_limit_disconnections++;
+                clientFreeAsync(c);
+            }
+        }
+    }
+    /* Diskless: start once the delay passed or enough replicas wait. */
+    if (!snap.active && childActiveType() == CHILD_TYPE_NONE) {
+        int waiting = 0;
+        for (int j = 0; j < nreplicas; j++)
+            if (((replicaLink *)replicas[j]->repl)->state == RS_WAIT_BGSAVE_START) waiting++;
+        if (waiting) {
+            if (snap.start_wait_ms == 0) snap.start_wait_ms = server.unixtime_ms;
+            int max = cfg.repl_diskless_sync_max_replicas;
+            if (!cfg.repl_diskless_sync ||
+                server.unixtime_ms - snap.start_wait_ms >= (long long)cfg.repl_diskless_sync_delay * 1000 ||
+                (max && waiting >= max)) {
+                if (replSnapshotStart() == C_OK) snap.start_wait_ms = 0;
+            }
+        } else {
+            snap.start_wait_ms = 0;
+        }
+    }
+    if (nwaiters) replWaitCheck();
+    backlogCron(nreplicas);
+}
+
+void replShutdown(void) {
+    if (snap.active && childActiveType() == CHILD_TYPE_REPL) childKill();
+    /* Give replicas the last bytes of the stream, as Redis does. */
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_ONLINE) replicaWrite(replicas[j]);
+    }
+}
+
+void replInit(void) {
+    repl.second_replid_offset = -1;
+    memset(repl.replid2, '0', REPL_ID_LEN);
+    repl.replid2[REPL_ID_LEN] = '\0';
+    replChangeReplicationId();
+    rdbSetReplInfoSource(replInfoSource);
+    rdbSetReplChildDone(replSnapshotDone);
+    rdbReplInfo ri;
+    if (rdbStartupReplInfo(&ri)) {
+        long long before = streamOffset();
+        streamSetOffset(ri.offset);
+        aofStreamShifted(ri.offset - before);
+        if (repl.masterhost) {
+            /* A replica continues its primary's history from the snapshot. */
+            memcpy(repl.replid, ri.replid, sizeof(repl.replid));
+        } else {
+            /* A primary keeps it as the second ID, so its old replicas can
+             * continue partially. */
+            memcpy(repl.replid2, ri.replid, sizeof(repl.replid2));
+            repl.second_replid_offset = ri.offset + 1;
+        }
+        backlogCreate();
+        replicaRestoredFromSnapshot(ri.stream_db);
+    }
+}
