@@ -54,6 +54,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -362,6 +364,7 @@ static void replicaHandshakeRead(connection *conn) {
 /* ---- the payload ---- */
 
 static void replicaLoadTransfer(connection *conn);
+static void replicaLoadFromSocket(connection *conn);
 
 static void replicaTransferRead(connection *conn) {
     if (ml.size == -2) {
@@ -387,6 +390,14 @@ static void replicaTransferRead(connection *conn) {
         if (!strncmp(ml.line + 1, "EOF:", 4) && strlen(ml.line + 5) == RL_EOF_MARK_LEN) {
             memcpy(ml.mark, ml.line + 5, RL_EOF_MARK_LEN);
             ml.size = -1;
+            /* Straight from the socket: only this form, since nothing
+             * follows the mark until we ACK (a sized payload may be
+             * followed at once by the stream, which a read-ahead would eat). */
+            if (cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ||
+                (cfg.repl_diskless_load == REPL_DISKLESS_LOAD_WHEN_DB_EMPTY && dbTotalKeys() == 0)) {
+                replicaLoadFromSocket(conn);
+                return;
+            }
             serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
         } else {
             long long len;
@@ -442,6 +453,74 @@ static void replicaTransferRead(connection *conn) {
     replicaLoadTransfer(conn);
 }
 
+/* The dataset is the primary's at ml.sync_offset: take its history on. */
+static void replicaAdoptSnapshot(connection *conn, const rdbLoadStats *st) {
+    long long before = streamOffset();
+    streamSetOffset(ml.sync_offset);
+    aofStreamShifted(ml.sync_offset - before);
+    memcpy(repl.replid, ml.sync_replid, sizeof(repl.replid));
+    memset(repl.replid2, '0', REPL_ID_LEN);
+    repl.second_replid_offset = -1;
+    replResetBacklog();
+    ml.master_db = st->repl.stream_db >= 0 ? st->repl.stream_db : 0;
+    replicaStartMaster(conn);
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+}
+
+/* repl-diskless-load: parse the RDB from the socket (blocking, bounded by
+ * repl-timeout per read) into the keyspace. swapdb keeps the old dataset
+ * aside until the load succeeded; on-empty-db has nothing to keep. */
+static void replicaLoadFromSocket(connection *conn) {
+    if (ml.tmpfd != -1) {
+        close(ml.tmpfd);
+        ml.tmpfd = -1;
+        unlink(ml.tmpfile);
+    }
+    connSetReadHandler(conn, NULL);
+    replDisconnectReplicas();
+    int fd = conn->fd, flags = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    struct timeval tv = {cfg.repl_timeout, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    dbBackup *backup = cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ? dbBackupTake() : NULL;
+    if (!backup) dbEmpty(-1, cfg.replica_lazy_flush);
+    for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
+    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory from the socket (%s)",
+              backup ? "swapdb" : "on-empty-db");
+    rio r;
+    rioInitWithFd(&r, fd);
+    rdbLoadStats st;
+    sds err = NULL;
+    server.loading = 1;
+    int ret = rdbLoadRio(&r, RDB_LOAD_KEEP_EXPIRED, &st, &err);
+    char mark[RL_EOF_MARK_LEN];
+    if (ret == 0 && (!rioRead(&r, mark, RL_EOF_MARK_LEN) || memcmp(mark, ml.mark, RL_EOF_MARK_LEN))) {
+        ret = -1;
+        err = sdsnew("the payload does not end with its EOF mark");
+    }
+    server.loading = 0;
+    rioFreeFd(&r);
+    tv.tv_sec = 0;
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    fcntl(fd, F_SETFL, flags);
+    if (ret != 0) {
+        serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket: %s", err);
+        sdsfree(err);
+        if (backup) {
+            dbBackupEnd(backup, 1);
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Restoring the dataset kept aside (swapdb)");
+        } else {
+            dbEmpty(-1, 0);
+            ml.have_history = 0;
+        }
+        replicaLinkFailed("the snapshot from the socket could not be loaded");
+        return;
+    }
+    if (backup) dbBackupEnd(backup, 0);
+    serverLog(LL_NOTICE, "Done loading RDB from the socket, keys loaded: %lld.", st.keys_loaded);
+    replicaAdoptSnapshot(conn, &st);
+}
+
 /* The payload is complete: it becomes our snapshot file and our dataset. */
 static void replicaLoadTransfer(connection *conn) {
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Flushing old data");
@@ -473,16 +552,7 @@ static void replicaLoadTransfer(connection *conn) {
         replicaLinkFailed("the received snapshot could not be loaded");
         return;
     }
-    long long before = streamOffset();
-    streamSetOffset(ml.sync_offset);
-    aofStreamShifted(ml.sync_offset - before);
-    memcpy(repl.replid, ml.sync_replid, sizeof(repl.replid));
-    memset(repl.replid2, '0', REPL_ID_LEN);
-    repl.second_replid_offset = -1;
-    replResetBacklog();
-    ml.master_db = st.repl.stream_db >= 0 ? st.repl.stream_db : 0;
-    replicaStartMaster(conn);
-    serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
+    replicaAdoptSnapshot(conn, &st);
 }
 
 /* The link becomes the primary's client. */

@@ -294,6 +294,45 @@ long long dbEmpty(int dbnum, int async) {
     return removed;
 }
 
+/* repl-diskless-load swapdb: the whole keyspace is set aside (every
+ * database's dicts) while a replica loads its primary's snapshot from the
+ * socket, and put back if that load fails. */
+struct dbBackup {
+    dict **dicts, **expires;
+};
+
+dbBackup *dbBackupTake(void) {
+    dbBackup *b = zmalloc(sizeof(*b));
+    b->dicts = zmalloc(sizeof(dict *) * cfg.dbnum);
+    b->expires = zmalloc(sizeof(dict *) * cfg.dbnum);
+    for (int j = 0; j < cfg.dbnum; j++) {
+        b->dicts[j] = server.db[j].dict;
+        b->expires[j] = server.db[j].expires;
+        server.db[j].dict = dictCreate(&dbDictType);
+        server.db[j].expires = dictCreate(&keyptrDictType);
+    }
+    return b;
+}
+
+/* restore: back in place of whatever the keyspace holds now; else the
+ * backup is freed (in the background). Either way b is freed. */
+void dbBackupEnd(dbBackup *b, int restore) {
+    for (int j = 0; j < cfg.dbnum; j++) {
+        if (restore) {
+            dbEmpty(j, 0);
+            dictRelease(server.db[j].dict);
+            dictRelease(server.db[j].expires);
+            server.db[j].dict = b->dicts[j];
+            server.db[j].expires = b->expires[j];
+        } else {
+            lazyfreeKeyspace(b->dicts[j], b->expires[j]);
+        }
+    }
+    zfree(b->dicts);
+    zfree(b->expires);
+    zfree(b);
+}
+
 long long dbTotalKeys(void) {
     long long n = 0;
     for (int j = 0; j < cfg.dbnum; j++) n += dictSize(server.db[j].dict);

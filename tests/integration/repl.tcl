@@ -15,6 +15,56 @@ proc fresh_pair {args} {
     return [list $m $r]
 }
 
+# A fake primary: a listening socket answering the handshake, then `script`.
+proc fake_primary {script} {
+    set ::fake_script $script
+    set ::fake_conns 0
+    set srv [socket -server fake_accept -myaddr 127.0.0.1 0]
+    return [list $srv [lindex [fconfigure $srv -sockname] 2]]
+}
+# Point the server of client sc at a fake primary playing script; return
+# once it connected twice (it reconnected after the first attempt) or 8 s.
+proc fake_primary_run {sc script} {
+    lassign [fake_primary $script] lsock port
+    r $sc REPLICAOF 127.0.0.1 $port
+    # the fake answers from this process' event loop
+    set deadline [expr {[clock milliseconds] + 8000}]
+    while {$::fake_conns < 2 && [clock milliseconds] < $deadline} {
+        after 50 {set ::tick 1}
+        vwait ::tick
+    }
+    close $lsock
+}
+
+proc fake_accept {s addr port} {
+    incr ::fake_conns
+    fconfigure $s -translation binary -blocking 1 -buffering none
+    while {[gets $s line] >= 0} {
+        set line [string trimright $line \r]
+        if {[string match {\**} $line]} {
+            set n [string range $line 1 end]
+            set args {}
+            for {set j 0} {$j < $n} {incr j} {
+                gets $s len
+                lappend args [string trimright [read $s [expr {[string range $len 1 end] + 2}]] \r\n]
+            }
+        } else {
+            set args [split $line]
+        }
+        switch -nocase -- [lindex $args 0] {
+            PING { puts -nonewline $s "+PONG\r\n" }
+            REPLCONF { puts -nonewline $s "+OK\r\n" }
+            PSYNC {
+                puts -nonewline $s $::fake_script
+                after 200
+                close $s
+                return
+            }
+        }
+    }
+    close $s
+}
+
 foreach mode {disk diskless} {
     test "Full sync ($mode): every type, encoding and expire time arrives" {
         lassign [fresh_pair repl-diskless-sync [expr {$mode eq "diskless" ? "yes" : "no"}]] m s
@@ -40,6 +90,39 @@ foreach mode {disk diskless} {
         kill_server $m
         kill_server $s
     }
+}
+
+foreach load {swapdb on-empty-db} {
+    test "repl-diskless-load $load: the snapshot is parsed from the socket" {
+        lassign [fresh_pair repl-diskless-sync yes repl-diskless-load $load] m s
+        set mc [client $m]
+        set rc [client $s]
+        rdbdata_populate $mc
+        if {$load eq "swapdb"} { r $rc SET old-data 1 }
+        repl_attach $rc $m
+        repl_wait_caught_up $mc $rc
+        repl_same_data $mc $rc
+        assert_equal 0 [r $rc EXISTS old-data]
+        assert_match "*from the socket*" [read_bytes [dict get $s log]]
+        assert {![file exists [file join [dict get $s dir] dump.rdb]]} "no file was written"
+        kill_server $m
+        kill_server $s
+    }
+}
+
+test "repl-diskless-load swapdb: a failed load gives the old dataset back" {
+    set s [start_server -config {repl-diskless-load swapdb repl-timeout 2}]
+    set sc [client $s]
+    r $sc SET kept 1
+    r $sc RPUSH kept:list a b
+    set digest [r $sc DEBUG DIGEST]
+    fake_primary_run $sc "+FULLRESYNC [string repeat e 40] 100\r\n\$EOF:[string repeat y 40]\r\nREDIS0010\xfa\x09redis-ver"
+    r $sc REPLICAOF NO ONE
+    assert_equal $digest [r $sc DEBUG DIGEST]
+    if {[string match *cairn* [file tail $::cairn(server)]]} {
+        assert_match "*Restoring the dataset kept aside*" [read_bytes [dict get $s log]]
+    }
+    kill_server $s
 }
 
 test "Writes made while the snapshot is taken arrive, in order" {
@@ -254,42 +337,6 @@ test "A promoted replica keeps the old ID: the other replica continues partially
     assert_equal [r $s1c DEBUG DIGEST] [r $::s2c DEBUG DIGEST]
 }
 
-# A fake primary: a listening socket answering the handshake, then `script`.
-proc fake_primary {script} {
-    set ::fake_script $script
-    set ::fake_conns 0
-    set srv [socket -server fake_accept -myaddr 127.0.0.1 0]
-    return [list $srv [lindex [fconfigure $srv -sockname] 2]]
-}
-proc fake_accept {s addr port} {
-    incr ::fake_conns
-    fconfigure $s -translation binary -blocking 1 -buffering none
-    while {[gets $s line] >= 0} {
-        set line [string trimright $line \r]
-        if {[string match {\**} $line]} {
-            set n [string range $line 1 end]
-            set args {}
-            for {set j 0} {$j < $n} {incr j} {
-                gets $s len
-                lappend args [string trimright [read $s [expr {[string range $len 1 end] + 2}]] \r\n]
-            }
-        } else {
-            set args [split $line]
-        }
-        switch -nocase -- [lindex $args 0] {
-            PING { puts -nonewline $s "+PONG\r\n" }
-            REPLCONF { puts -nonewline $s "+OK\r\n" }
-            PSYNC {
-                puts -nonewline $s $::fake_script
-                after 200
-                close $s
-                return
-            }
-        }
-    }
-    close $s
-}
-
 foreach {what script logpat} {
     "a garbage PSYNC reply" "+WHATEVER nonsense\r\n" "*unexpected reply to PSYNC*"
     "a malformed +FULLRESYNC" "+FULLRESYNC short\r\n" "*malformed +FULLRESYNC*"
@@ -307,15 +354,7 @@ foreach {what script logpat} {
         set s [start_server -config {repl-timeout 2}]
         set sc [client $s]
         r $sc SET mine 1
-        lassign [fake_primary [subst -nobackslashes -novariables $script]] lsock port
-        r $sc REPLICAOF 127.0.0.1 $port
-        # the handshake runs in this process' event loop
-        set deadline [expr {[clock milliseconds] + 8000}]
-        while {$::fake_conns < 2 && [clock milliseconds] < $deadline} {
-            after 50 {set ::tick 1}
-            vwait ::tick
-        }
-        close $lsock
+        fake_primary_run $sc [subst -nobackslashes -novariables $script]
         assert {$::fake_conns >= 2} "the replica reconnects"
         assert {[server_alive $s]}
         assert_equal PONG [r $sc PING]
