@@ -79,6 +79,7 @@ typedef struct replicaLink {
     int old_sync;          /* SYNC: no +FULLRESYNC line */
     int wait_first_ack;    /* after a diskless payload: stream after the first ACK */
     int acked_early;       /* that ACK came before we saw the pipe's end */
+    time_t soft_since;     /* over the soft output limit since (0: not) */
     /* disk payload */
     int bulk_fd;
     off_t bulk_off, bulk_size;
@@ -979,9 +980,13 @@ void replCron(void) {
         }
         /* Its share of the stream is what output buffer limits count. */
         if (l->attached && l->state == RS_ONLINE) {
-            long long lag = streamOffset() - streamCursorOffset(&l->cur);
-            if (lim->hard_limit_bytes && (unsigned long long)lag >= lim->hard_limit_bytes) {
-                serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits (replica %lld bytes behind).",
+            unsigned long long lag = (unsigned long long)(streamOffset() - streamCursorOffset(&l->cur)) + c->reply_bytes;
+            int soft = lim->soft_limit_bytes && lag >= lim->soft_limit_bytes;
+            if (!soft) l->soft_since = 0;
+            else if (!l->soft_since) l->soft_since = now;
+            if ((lim->hard_limit_bytes && lag >= lim->hard_limit_bytes) ||
+                (soft && now - l->soft_since > lim->soft_limit_seconds)) {
+                serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits (replica %llu bytes behind).",
                           c->peer, lag);
                 server.stat_client_outbuf_limit_disconnections++;
                 clientFreeAsync(c);

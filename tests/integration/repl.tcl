@@ -125,6 +125,26 @@ test "repl-diskless-load swapdb: a failed load gives the old dataset back" {
     kill_server $s
 }
 
+test "A replica too far behind (client-output-buffer-limit replica) is dropped, then catches up" {
+    lassign [fresh_pair] m s
+    set mc [client $m]
+    set rc [client $s]
+    repl_attach $rc $m
+    repl_wait_online $mc 1
+    r $mc CONFIG SET client-output-buffer-limit "replica 2mb 0 0"
+    ::cairn_h::signal [dict get $s pid] STOP
+    set big [string repeat x 100000]
+    for {set i 0} {$i < 300} {incr i} { r $mc SET big:$i $big }
+    wait_for {[info_field $mc connected_slaves replication] == 0} 20000 "replica dropped"
+    ::cairn_h::signal [dict get $s pid] CONT
+    r $mc CONFIG SET client-output-buffer-limit "replica 256mb 64mb 60"
+    repl_wait_online $mc 1
+    repl_wait_caught_up $mc $rc
+    assert_equal [r $mc DEBUG DIGEST] [r $rc DEBUG DIGEST]
+    kill_server $m
+    kill_server $s
+}
+
 test "Writes made while the snapshot is taken arrive, in order" {
     lassign [fresh_pair repl-diskless-sync no rdb-key-save-delay 200] m s
     set mc [client $m]
