@@ -1119,6 +1119,17 @@ void bgrewriteaofCommand(client *c) {
     }
 }
 
+/* A replica loaded its primary's snapshot: the files hold the old dataset
+ * and the stream goes on from the new one, so a new base must be written
+ * from the keyspace as it is now (a rewrite of the old data is useless). */
+void aofDatasetReplaced(void) {
+    aofInit();
+    if (aof.state == AOF_OFF) return;
+    if (childActiveType() == CHILD_TYPE_AOF) aofKillRewrite();
+    serverLog(LL_NOTICE, "The dataset was replaced by a full sync: rewriting the AOF");
+    if (childActiveType() != CHILD_TYPE_NONE || aofRewriteStart() != 0) aof.rewrite_scheduled = 1;
+}
+
 /* ---- turning it on and off (CONFIG SET appendonly / appendfsync) ---- */
 
 static void aofStop(void) {

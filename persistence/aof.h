@@ -37,6 +37,8 @@ void aofClientFreed(struct client *c);
 void aofNoteReply(struct client *c);
 /* streamSetOffset moved every stream offset by delta. */
 void aofStreamShifted(long long delta);
+/* A full sync replaced the whole dataset: start (or schedule) a rewrite. */
+void aofDatasetReplaced(void);
 /* NULL, or the MISCONF error write commands get while the AOF can't be
  * written. */
 const char *aofWritesDenied(void);

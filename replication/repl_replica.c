@@ -462,6 +462,7 @@ static void replicaAdoptSnapshot(connection *conn, const rdbLoadStats *st) {
     memset(repl.replid2, '0', REPL_ID_LEN);
     repl.second_replid_offset = -1;
     replResetBacklog();
+    aofDatasetReplaced();
     ml.master_db = st->repl.stream_db >= 0 ? st->repl.stream_db : 0;
     replicaStartMaster(conn);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");

@@ -145,6 +145,30 @@ test "A replica too far behind (client-output-buffer-limit replica) is dropped, 
     kill_server $s
 }
 
+test "A replica with appendonly yes rewrites its AOF after a full sync and restarts with the primary's data" {
+    set m [start_server -config {repl-diskless-sync-delay 0}]
+    set s [start_server -config {appendonly yes}]
+    set mc [client $m]
+    set rc [client $s]
+    r $rc SET junk-before-sync 1
+    rdbdata_populate $mc
+    wait_for {[info_field $rc aof_rewrite_in_progress persistence] == 0}
+    set rewrites [info_field $rc aof_rewrites persistence]
+    repl_attach $rc $m
+    r $mc INCR after-sync
+    r $mc RPUSH after-sync:list a b
+    repl_wait_caught_up $mc $rc
+    wait_for {[info_field $rc aof_rewrite_in_progress persistence] == 0 &&
+              [info_field $rc aof_rewrites persistence] > $rewrites} 20000 "the AOF was rewritten"
+    set digest [r $mc DEBUG DIGEST]
+    kill_server $m
+    set s [restart_server $s]
+    set rc [client $s]
+    assert_equal $digest [r $rc DEBUG DIGEST]
+    assert_equal 0 [r $rc EXISTS junk-before-sync]
+    kill_server $s
+}
+
 test "Writes made while the snapshot is taken arrive, in order" {
     lassign [fresh_pair repl-diskless-sync no rdb-key-save-delay 200] m s
     set mc [client $m]
