@@ -675,17 +675,17 @@ void syncCommand(client *c) {
     replAddReplica(c);
     l->state = RS_WAIT_BGSAVE_START;
     l->ack_time = server.unixtime;
-    /* Join a snapshot already being taken, if its payload can still reach
-     * us whole: a disk snapshot always (the file is sent afterwards), a
-     * diskless one only before its first byte left. */
-    if (snap.active && (!snap.diskless || 0)) {
-        if ((l->capa & REPL_CAPA_EOF) || !snap.diskless) {
-            replAttachToSnapshot(c, l);
-            return;
-        }
+    /* Join a snapshot already being taken if it is a disk one (the file is
+     * sent once it is complete); a diskless one has started sending, so
+     * this replica waits for the next. */
+    if (snap.active && !snap.diskless) {
+        replAttachToSnapshot(c, l);
+        return;
     }
-    if (!snap.active && !cfg.repl_diskless_sync) replSnapshotStart();
-    else if (!snap.active && cfg.repl_diskless_sync && snap.start_wait_ms == 0) snap.start_wait_ms = server.unixtime_ms;
+    /* Without a delay to collect more replicas, start right away rather
+     * than at the next cron tick. */
+    if (!snap.active && (!cfg.repl_diskless_sync || cfg.repl_diskless_sync_delay == 0)) replSnapshotStart();
+    else if (!snap.active && snap.start_wait_ms == 0) snap.start_wait_ms = server.unixtime_ms;
 }
 
 static void replWaitCheck(void);

@@ -169,6 +169,36 @@ test "A replica with appendonly yes rewrites its AOF after a full sync and resta
     kill_server $s
 }
 
+foreach {mode conf} {
+    diskless {repl-diskless-sync yes repl-diskless-sync-delay 2}
+    disk {repl-diskless-sync no rdb-key-save-delay 300}
+} {
+    test "One snapshot serves two replicas ($mode)" {
+        set m [start_server -config $conf]
+        set mc [client $m]
+        r $mc DEBUG POPULATE 2000 key 10
+        set reps {}
+        foreach j {1 2} {
+            set s [start_server]
+            set sc [client $s]
+            lappend reps $s $sc
+            r $sc REPLICAOF 127.0.0.1 [dict get $m port]
+        }
+        foreach {s sc} $reps { repl_wait_link $sc 30000 }
+        repl_wait_online $mc 2
+        assert_equal 2 [repl_stat $mc sync_full]
+        set log [read_bytes [dict get $m log]]
+        if {[string match *cairn* [file tail $::cairn(server)]]} {
+            assert_equal 1 [regexp -all {Starting BGSAVE for SYNC} $log] "snapshots taken"
+        }
+        foreach {s sc} $reps {
+            assert_equal [r $mc DEBUG DIGEST] [r $sc DEBUG DIGEST]
+            kill_server $s
+        }
+        kill_server $m
+    }
+}
+
 test "Writes made while the snapshot is taken arrive, in order" {
     lassign [fresh_pair repl-diskless-sync no rdb-key-save-delay 200] m s
     set mc [client $m]
