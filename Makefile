@@ -59,12 +59,20 @@ $(BUILD)/%.so: tests/helpers/%.c | $(BUILD)
 $(BUILD)/tests/test-%: tests/c/test_%.c $(LIBOBJ) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests/c -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LIBS)
 
+# The disk-fault shim the AOF tests preload (tests/helpers/faultfs.c). Built
+# without sanitizers: it is loaded into both server builds.
+FAULTFS := build/faultfs.so
+faultfs: $(FAULTFS)
+$(FAULTFS): tests/helpers/faultfs.c
+	@mkdir -p build
+	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
+
 run: all
 	./src/cairn-server default.conf
 
 ctests: $(CTESTS)
 
-test: all ctests
+test: all ctests faultfs
 	@CC="$(CC)" sh utils/deps test
 	tclsh tests/run --server $(SERVER) --ctests $(BUILD)/tests $(TESTFLAGS)
 
@@ -90,6 +98,6 @@ clean:
 format:
 	clang-format -i src/*.[ch] $(wildcard persistence/*.[ch] replication/*.[ch]) tests/c/*.c tests/c/*.h
 
-.PHONY: all check-deps run test ctests bench fuzz fuzz-commands clean format
+.PHONY: all check-deps faultfs run test ctests bench fuzz fuzz-commands clean format
 
 -include $(OBJ:.o=.d)

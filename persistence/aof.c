@@ -90,7 +90,11 @@
 
 #define AOF_IOV_MAX 64
 #define AOF_AUTOSYNC_BYTES (4 * 1024 * 1024)
+/* A failed rewrite is retried automatically after 5 s, doubling with each
+ * consecutive failure up to 10 minutes (a full disk stays full for a while;
+ * each attempt forks and writes the whole dataset). */
 #define AOF_REWRITE_RETRY_DELAY 5
+#define AOF_REWRITE_RETRY_MAX 600
 
 int aof_hold_active = 0;
 
@@ -100,7 +104,7 @@ static struct {
     int fd;                   /* last incremental file, O_APPEND; -1: none */
     streamCursor cur;
     int attached;
-    long long durable_off;    /* stream offset known to be on disk (always) */
+    long long durable_off;    /* stream offset known to be on disk and fsynced */
     long long incr_size;      /* bytes in the open incremental file */
     long long current_size;   /* base + incremental files */
     long long base_size;      /* current_size after the last rewrite / load */
@@ -201,32 +205,51 @@ static int aofOpenIncr(const char *name, int fresh) {
     return fd;
 }
 
-/* A bio job: fsync and/or close a file descriptor. */
+/* A bio job: fsync and/or close a file descriptor. An everysec fsync also
+ * carries the stream offset that the file holds up to (off, else -1): once
+ * the fsync succeeded, that prefix is durable (bio_fsynced_off), and a
+ * NULL pointer on the writer pipe wakes the loop to see it (WAITAOF). */
 typedef struct aofFdJob {
     int fd;
     int do_close;
+    long long off;
+    int pipe_wr;
 } aofFdJob;
 
 /* The AOF's data fsync (the test hook can pretend it). */
 static int aofDatasync(int fd) { return skipFsync("aof") ? 0 : fdatasync(fd); }
 
+static long long bio_fsynced_off = -1;
+
 static void aofFdJobRun(void *arg) {
     aofFdJob *j = arg;
     aofDebugDelay();
+    int ok = 1;
     if (aofDatasync(j->fd) == -1 && errno != EBADF && errno != EINVAL) {
+        ok = 0;
         __atomic_store_n(&bio_fsync_errno, errno, __ATOMIC_RELAXED);
         __atomic_store_n(&bio_fsync_status, C_ERR, __ATOMIC_RELEASE);
     } else {
         __atomic_store_n(&bio_fsync_status, C_OK, __ATOMIC_RELEASE);
     }
     if (j->do_close) close(j->fd);
+    if (ok && j->off >= 0) {
+        __atomic_store_n(&bio_fsynced_off, j->off, __ATOMIC_RELEASE);
+        void *wake = NULL;
+        ssize_t w;
+        do {
+            w = write(j->pipe_wr, &wake, sizeof(wake));
+        } while (w == -1 && errno == EINTR);
+    }
     zfree(j);
 }
 
-static void aofSubmitFdJob(int fd, int do_close) {
+static void aofSubmitFdJob(int fd, int do_close, long long off) {
     aofFdJob *j = zmalloc(sizeof(*j));
     j->fd = fd;
     j->do_close = do_close;
+    j->off = off;
+    j->pipe_wr = aof.pipe_wr;
     bioSubmit(BIO_AOF_FSYNC, aofFdJobRun, j);
 }
 
@@ -577,10 +600,16 @@ static void aofFlushRelaxed(void) {
         aof.last_retry = server.unixtime;
         if (aofWriteSync() == -1) return;
     }
+    /* A failed fsync is retried once a second even with nothing new to
+     * write: writes are refused until one succeeds, so nothing else would
+     * ever submit it. */
+    int fsync_failed = __atomic_load_n(&bio_fsync_status, __ATOMIC_ACQUIRE) == C_ERR;
     if (cfg.appendfsync == APPENDFSYNC_EVERYSEC && server.unixtime > aof.last_fsync &&
-        aof.fsynced_size != aof.incr_size && !bioPending(BIO_AOF_FSYNC) &&
+        (aof.fsynced_size != aof.incr_size || fsync_failed) && !bioPending(BIO_AOF_FSYNC) &&
         !(cfg.aof_no_fsync_on_rewrite && childActiveType() != CHILD_TYPE_NONE)) {
-        aofSubmitFdJob(aof.fd, 0);
+        /* Only a file that ends where the stream's written part does
+         * makes that offset durable (a short write ends mid-command). */
+        aofSubmitFdJob(aof.fd, 0, aof.boundary ? streamCursorOffset(&aof.cur) : -1);
         aof.last_fsync = server.unixtime;
         aof.fsynced_size = aof.incr_size;
     }
@@ -694,12 +723,25 @@ static void aofWriteJobDone(aofWriteJob *j) {
     aofReleaseHeld(0);
 }
 
+/* An everysec fsync finished: the prefix it covered is durable. */
+static void aofNoteBioFsync(void) {
+    long long off = __atomic_load_n(&bio_fsynced_off, __ATOMIC_ACQUIRE);
+    if (off > aof.durable_off && aof.attached && off <= streamCursorOffset(&aof.cur)) aof.durable_off = off;
+}
+
+/* One message of the writer pipe: a finished always job, or NULL (an
+ * everysec fsync completed). */
+static void aofPipeMessage(aofWriteJob *j) {
+    if (j) aofWriteJobDone(j);
+    else aofNoteBioFsync();
+}
+
 static void aofWriterDone(eventLoop *el, int fd, void *data, int mask) {
     (void)el;
     (void)data;
     (void)mask;
     aofWriteJob *j;
-    while (read(fd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofWriteJobDone(j);
+    while (read(fd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofPipeMessage(j);
     /* Next group right away: everything produced while that one ran. */
     if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
 }
@@ -709,7 +751,7 @@ static void aofWaitInflight(void) {
     if (!aof.inflight) return;
     bioDrain(BIO_AOF_FSYNC);
     aofWriteJob *j;
-    while (aof.inflight && read(aof.pipe_rd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofWriteJobDone(j);
+    while (aof.inflight && read(aof.pipe_rd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofPipeMessage(j);
 }
 
 /* Everything unread on disk and fsynced, on this thread (rewrite start,
@@ -895,6 +937,8 @@ const char *aofWritesDenied(void) {
 
 /* ---- rewrite ---- */
 
+static void aofRewriteFailed(void);
+
 static void aofChildCloseListeners(void) {
     for (int j = 0; j < server.listen_count; j++) close(server.listen_fds[j]);
     if (server.unix_fd != -1) close(server.unix_fd);
@@ -966,7 +1010,7 @@ static int aofOpenNewIncr(void) {
     }
     aofManifestFree(aof.am);
     aof.am = am;
-    if (aof.fd != -1) aofSubmitFdJob(aof.fd, 1);
+    if (aof.fd != -1) aofSubmitFdJob(aof.fd, 1, -1);
     aof.fd = fd;
     aof.incr_size = 0;
     aof.fsynced_size = -1;
@@ -983,7 +1027,7 @@ static int aofRewriteStart(void) {
     aof.rewrite_last_try = server.unixtime;
     aofLoadManifestIfOff();
     if (aof.state != AOF_OFF && aofOpenNewIncr() == -1) {
-        aof.last_bgrewrite_status = C_ERR;
+        aofRewriteFailed();
         return -1;
     }
     aof.rewrite_rdb = cfg.aof_use_rdb_preamble;
@@ -998,7 +1042,7 @@ static int aofRewriteStart(void) {
     }
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
-        aof.last_bgrewrite_status = C_ERR;
+        aofRewriteFailed();
         return -1;
     }
     serverLog(LL_NOTICE, "Background append only file rewriting started by pid %d", (int)pid);
@@ -1007,11 +1051,25 @@ static int aofRewriteStart(void) {
     return 0;
 }
 
+static int aofRewriteRetryDelay(void) {
+    int shift = aof.rewrite_failures > 1 ? (int)(aof.rewrite_failures - 1) : 0;
+    if (shift > 10) shift = 10;
+    int d = AOF_REWRITE_RETRY_DELAY << shift;
+    return d < AOF_REWRITE_RETRY_MAX ? d : AOF_REWRITE_RETRY_MAX;
+}
+
+/* May the cron start an automatic or scheduled rewrite now? */
+static int aofRewriteMayRetry(void) {
+    return aof.rewrite_failures == 0 || server.unixtime - aof.rewrite_last_try >= aofRewriteRetryDelay();
+}
+
 static void aofRewriteFailed(void) {
     aof.last_bgrewrite_status = C_ERR;
     aof.rewrite_failures++;
     /* appendonly was turned on at run time: try again until there is a base. */
     if (aof.state == AOF_WAIT_REWRITE) aof.rewrite_scheduled = 1;
+    serverLog(LL_WARNING, "AOF rewrite failed %lld time(s) in a row: next automatic attempt in %d s",
+              aof.rewrite_failures, aofRewriteRetryDelay());
 }
 
 void aofRewriteDone(pid_t pid, int exitcode, int bysignal) {
@@ -1087,15 +1145,12 @@ void aofCron(void) {
      * the fsync when the loop is idle. */
     aofBeforeSleep();
     if (childActiveType() != CHILD_TYPE_NONE) return;
-    if (aof.rewrite_scheduled &&
-        (aof.last_bgrewrite_status == C_OK ||
-         server.unixtime - aof.rewrite_last_try > AOF_REWRITE_RETRY_DELAY)) {
+    if (aof.rewrite_scheduled && aofRewriteMayRetry()) {
         aofRewriteStart();
         return;
     }
     if (aof.state == AOF_ON && cfg.aof_rewrite_perc && aof.current_size > cfg.aof_rewrite_min_size &&
-        (aof.last_bgrewrite_status == C_OK ||
-         server.unixtime - aof.rewrite_last_try > AOF_REWRITE_RETRY_DELAY)) {
+        aofRewriteMayRetry()) {
         long long base = aof.base_size ? aof.base_size : 1;
         long long growth = aof.current_size * 100 / base - 100;
         if (growth >= cfg.aof_rewrite_perc) {
@@ -1158,6 +1213,7 @@ static int aofStart(void) {
     } else if (aofRewriteStart() == -1) {
         aofDetach();
         aof.state = AOF_OFF;
+        aof.rewrite_scheduled = 0;
         return -1;
     }
     aofUpdateHold();
