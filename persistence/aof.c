@@ -923,6 +923,8 @@ void aofBeforeSleep(void) {
     else aofFlushRelaxed();
 }
 
+long long aofFsyncedOffset(void) { return aof.state == AOF_ON && aof.attached ? aof.durable_off : -1; }
+
 const char *aofWritesDenied(void) {
     static char msg[256];
     if (aof.state == AOF_OFF) return NULL;

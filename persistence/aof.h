@@ -42,6 +42,12 @@ void aofDatasetReplaced(void);
 /* NULL, or the MISCONF error write commands get while the AOF can't be
  * written. */
 const char *aofWritesDenied(void);
+/* The stream offset up to which the AOF is written and fsynced, -1 while
+ * there is no AOF holding the whole dataset (off, or its first rewrite is
+ * still running). Moves under always after each group commit, under
+ * everysec after each background fsync, under no only at rewrites,
+ * appendfsync changes and shutdown (WAITAOF's numlocal). */
+long long aofFsyncedOffset(void);
 void aofRewriteDone(pid_t pid, int exitcode, int bysignal);
 sds aofInfoFields(sds s);
 /* Flag: replies must be checked by aofClientMustWait (appendfsync always). */

@@ -6,7 +6,11 @@
  * key is created) queues the key; handleClientsBlockedOnKeys re-runs the
  * waiters' commands. Waiters leave when served, on timeout (the cron), on
  * CLIENT UNBLOCK, or when they disconnect. This module owns the waiter
- * arrays and the key copies in them; the clients own their bkeys refs. */
+ * arrays and the key copies in them; the clients own their bkeys refs.
+ *
+ * A client may also wait on no key (blockClientNoKeys, for WAITAOF): then
+ * its owner module watches the condition and calls blockedServed; this
+ * module still owns the timeout, CLIENT UNBLOCK and the disconnect. */
 #include "client.h"
 #include "commands.h"
 #include "config.h"
@@ -79,10 +83,25 @@ int getTimeoutFromObjectOrReply(client *c, robj *obj, long long *timeout) {
     return C_OK;
 }
 
+static unsigned long nokey_blocked;
+
 static void replyTimedOut(client *c) {
     replyBegin(c);
-    if (c->btimeout_reply == BLOCK_REPLY_NULL) replyNull(c);
+    if (c->btimeout_fn) c->btimeout_fn(c);
+    else if (c->btimeout_reply == BLOCK_REPLY_NULL) replyNull(c);
     else replyNullArray(c);
+}
+
+/* What every kind of waiter records (the keys come after, if any). */
+static void blockStart(client *c, int btype, long long timeout, void (*on_timeout)(client *c)) {
+    c->flags |= CLIENT_BLOCKED;
+    c->btype = btype;
+    c->bdb = c->db;
+    c->btimeout = timeout;
+    c->btimeout_fn = on_timeout;
+    c->bkeys = NULL;
+    c->bnumkeys = 0;
+    server.blocked_clients++;
 }
 
 void blockForKeys(client *c, int type, robj **keys, int numkeys, long long timeout,
@@ -95,13 +114,9 @@ void blockForKeys(client *c, int type, robj **keys, int numkeys, long long timeo
         return;
     }
     if (c->flags & CLIENT_REEXECUTING) timeout = c->btimeout; /* keep the original deadline */
-    c->flags |= CLIENT_BLOCKED;
-    c->btype = type;
-    c->bdb = c->db;
-    c->btimeout = timeout;
+    blockStart(c, type, timeout, NULL);
     c->btimeout_reply = timeout_reply;
     c->bkeys = zmalloc(sizeof(robj *) * numkeys);
-    c->bnumkeys = 0;
     dict *d = blockingDict(c->db, 1);
     for (int j = 0; j < numkeys; j++) {
         /* A key named twice is waited on once. */
@@ -125,12 +140,19 @@ void blockForKeys(client *c, int type, robj **keys, int numkeys, long long timeo
         }
         w->v[w->len++] = c;
     }
-    server.blocked_clients++;
 }
+
+void blockClientNoKeys(client *c, int btype, long long timeout, void (*on_timeout)(client *c)) {
+    blockStart(c, btype, timeout, on_timeout);
+    nokey_blocked++;
+}
+
+unsigned long blockedNoKeysCount(void) { return nokey_blocked; }
 
 /* Remove c from every key's waiters, without replying. */
 void unblockClient(client *c) {
     if (!(c->flags & CLIENT_BLOCKED)) return;
+    if (c->btimeout_fn) nokey_blocked--;
     dict *d = blockingDict(c->bdb, 0);
     for (int j = 0; j < c->bnumkeys; j++) {
         dictEntry *de = d ? dictFind(d, c->bkeys[j]->ptr) : NULL;
@@ -156,7 +178,7 @@ void unblockClient(client *c) {
 
 /* After a waiter got its reply (served, timed out, unblocked): its command
  * is over, and input that arrived meanwhile is processed before sleeping. */
-static void finishUnblocked(client *c) {
+void blockedServed(client *c) {
     clientReset(c);
     if (!(c->flags & CLIENT_UNBLOCKED)) {
         c->flags |= CLIENT_UNBLOCKED;
@@ -212,7 +234,7 @@ static void serveKey(serverDb *db, robj *key) {
         trackingHandlePending();
         if (c->db == db) c->db = saved;
         if (c->flags & CLIENT_BLOCKED) return;
-        finishUnblocked(c);
+        blockedServed(c);
     }
 }
 
@@ -252,7 +274,7 @@ void blockedCheckTimeouts(void) {
         if (!(c->flags & CLIENT_BLOCKED) || c->btimeout == 0 || c->btimeout > now) continue;
         unblockClient(c);
         replyTimedOut(c);
-        finishUnblocked(c);
+        blockedServed(c);
     }
 }
 
@@ -266,7 +288,7 @@ int unblockClientById(unsigned long long id, int with_error) {
     } else {
         replyTimedOut(c);
     }
-    finishUnblocked(c);
+    blockedServed(c);
     return 1;
 }
 

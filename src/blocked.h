@@ -32,6 +32,20 @@ void blockForKeys(struct client *c, int type, struct robj **keys, int numkeys, l
  * unix time in ms (0 = block forever), replying Redis' errors on bad input. */
 int getTimeoutFromObjectOrReply(struct client *c, struct robj *obj, long long *timeout);
 
+/* Waiting for something other than a key (WAITAOF). The owner keeps the
+ * condition and, when it holds, replies and calls blockedServed. */
+#define BLOCKED_WAITAOF 0x100 /* c->btype of a client blocked by WAITAOF */
+/* Block c on no key until its owner serves it, the timeout passes
+ * (absolute unix ms, 0 = forever), CLIENT UNBLOCK or a disconnect. On a
+ * timeout or CLIENT UNBLOCK [TIMEOUT], on_timeout(c) writes the reply.
+ * In a context that denies blocking (MULTI) the caller must not call this. */
+void blockClientNoKeys(struct client *c, int btype, long long timeout, void (*on_timeout)(struct client *c));
+/* c's owner has replied: release it; its further input runs before the
+ * loop sleeps. */
+void blockedServed(struct client *c);
+/* Clients blocked through blockClientNoKeys (owners skip their scan at 0). */
+unsigned long blockedNoKeysCount(void);
+
 /* Called by db.c when a key is created or replaced. */
 void signalKeyAsReady(struct serverDb *db, struct robj *key, int type);
 /* While a waiter's command is re-run (CLIENT_REEXECUTING): the ready key

@@ -110,6 +110,8 @@ typedef struct client {
     serverDb *bdb;
     long long btimeout;          /* absolute unix ms, 0 = forever */
     int btimeout_reply;
+    void (*btimeout_fn)(struct client *c); /* blocked on no key: writes the timeout reply */
+    long bwait_numlocal, bwait_numreplicas; /* WAITAOF's targets (waitaof.c) */
     struct client *unblocked_next; /* server.unblocked */
     /* Pub/Sub (pubsub.c): name -> NULL, created on first subscription */
     dict *pubsub_channels, *pubsub_patterns, *pubsub_shard_channels;
@@ -131,7 +133,7 @@ typedef struct client {
     size_t write_limit;          /* clientWrite writes at most this many bytes (0: no limit) */
     struct client *aof_held_next;
     void *repl;                  /* replication/: the replica's link state, NULL if none */
-    long long woff;              /* stream offset after this client's last write (WAIT) */
+    long long woff;              /* stream offset after this client's last write (WAIT, WAITAOF) */
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;

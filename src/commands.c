@@ -34,6 +34,7 @@
 #include "snapshot.h"
 #include "aof.h"
 #include "repl.h"
+#include "waitaof.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,6 +304,7 @@ static cairnCommand commandTable[] = {
     CMDS("slowlog", -2, 0, 0, "A container for slow log commands", "2.2.12", "server", slowlogSubcommands),
     CMD("shutdown", shutdownCommand, -1, A | NS | L | S | CMD_NO_MULTI | SE | AB, 0, 0, 0, 0, "Synchronously save the dataset to disk and then shut down the server", "1.0.0", "server"),
     CMD("monitor", monitorCommand, 1, A | NS | L | S, 0, 0, 0, 0, "Listen for all requests received by the server in real time", "1.0.0", "server"),
+    CMD("waitaof", waitaofCommand, 4, NS, CN, 0, 0, 0, "Blocks until all of the preceding write commands sent by the connection are written to the append-only file of the master and/or replicas.", "7.2.0", "generic", TIPS("request_policy:all_shards response_policy:agg_min")),
     CMD("lastsave", lastsaveCommand, 1, L | S | F, ACL_CAT_ADMIN | ACL_CAT_DANGEROUS, 0, 0, 0, "Get the UNIX time stamp of the last successful save to disk", "1.0.0", "server", TIPS("nondeterministic_output")),
     CMD("save", saveCommand, 1, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Synchronously save the dataset to disk", "1.0.0", "server"),
     CMD("bgrewriteaof", bgrewriteaofCommand, 1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously rewrite the append-only file", "1.0.0", "server"),
@@ -554,6 +556,7 @@ void commandCall(client *c) {
     robj **outer_argv = c->original_argv;
     int outer_argc = c->original_argc;
     c->original_argv = NULL;
+    long long stream_before = streamOffset();
     long long start = ustime();
     server.cmd_time_snapshot = start / 1000;
     server.current_client = c;
@@ -583,10 +586,10 @@ void commandCall(client *c) {
     if (feed) monitorFeed(c, c->db, argv, argc);
     /* The one propagation path: a command that changed the dataset is
      * encoded once, as its (possibly rewritten) argv, into the stream. */
-    if (dirty > 0 && (cmd->flags & CMD_WRITE)) {
-        propagateCommand(c);
-        c->woff = streamOffset();
-    }
+    if (dirty > 0 && (cmd->flags & CMD_WRITE)) propagateCommand(c);
+    /* What WAITAOF waits for: the stream up to this client's last write
+     * (an EXEC's closing marker included, as it is appended by EXEC). */
+    if (streamOffset() != stream_before) c->woff = streamOffset();
     /* appendfsync always: this reply shows the keyspace as the stream has it now. */
     if (aof_hold_active && (cmd->flags & (CMD_WRITE | CMD_READONLY))) aofNoteReply(c);
     clientFreeOriginalArgv(c);

@@ -30,6 +30,7 @@
 #include "snapshot.h"
 #include "aof.h"
 #include "repl.h"
+#include "waitaof.h"
 #include "aof_check.h"
 
 #include <errno.h>
@@ -193,6 +194,9 @@ static void beforeSleep(eventLoop *el) {
     aofBeforeSleep();
     /* Replicas read the same stream bytes, from their own cursors. */
     replBeforeSleep();
+    /* (after the AOF: an always group commit or an everysec fsync that
+     * finished this turn may release WAITAOF waiters) */
+    waitaofBeforeSleep();
     clientsHandlePendingWrites();
     clientsFreePendingClose();
 }

@@ -1268,12 +1268,18 @@ proc diff_report {name diffs} {
     report 0 $name $msg
 }
 
+# Commands of Redis versions after the reference's 7.0, which cairn has
+# (their own test files check them): left out of the comparison.
+set ::newer_than_reference {waitaof}
+
 # cairn's COMMAND LIST, sorted: {names} (top-level and subcommands).
 proc cairn_command_list {tc} {
     lassign [call $tc {COMMAND LIST}] st r
     if {$st ne "ok" || [lindex $r 1 0] ne "*"} { error "COMMAND LIST failed: $r" }
     set names {}
-    foreach e [lindex $r 1 1] { lappend names [lindex $e 1] }
+    foreach e [lindex $r 1 1] {
+        if {[lindex $e 1] ni $::newer_than_reference} { lappend names [lindex $e 1] }
+    }
     return [lsort $names]
 }
 
@@ -1370,8 +1376,13 @@ proc introspect_bare {tc rc names tag} {
     set ref [dict create]
     foreach e [lindex $b 1 1 1] { dict set ref [info_name $e] $e }
     set seen {}
+    set newer 0
     foreach e [lindex $a 1 1 1] {
         set n [info_name $e]
+        if {$n in $::newer_than_reference} {
+            incr newer
+            continue
+        }
         lappend seen $n
         if {![dict exists $ref $n]} {
             note_diff diffs "entry $n: not in the reference's table" [serialize $e] ""
@@ -1387,7 +1398,7 @@ proc introspect_bare {tc rc names tag} {
         note_diff diffs "names in bare COMMAND vs top-level COMMAND LIST" [lsort $seen] $top
     }
     lassign [lindex $cnt 1 1] ct cv
-    if {$ct ne ":" || $cv != [llength $seen]} {
+    if {$ct ne ":" || $cv != [llength $seen] + $newer} {
         note_diff diffs "COMMAND COUNT vs entries of COMMAND" [lindex $cnt 1 0] [llength $seen]
     }
     diff_report "introspection$tag: bare COMMAND, entry by entry ([llength $seen] entries)" $diffs

@@ -73,8 +73,10 @@ set ::nfailed 0
 set ::resp3 0
 puts "# cmdfuzz: CAIRN_FUZZ_SEED=$::base_seed CAIRN_FUZZ_ROUNDS=$::rounds"
 
+# (WAITAOF has no blocking flag, as in Redis 7.2, but WAITAOF 0 1 0 waits
+# forever for replicas.)
 set ::excluded {
-    wait shutdown quit monitor subscribe psubscribe ssubscribe
+    wait waitaof shutdown quit monitor subscribe psubscribe ssubscribe
     multi exec discard watch unwatch client|kill client|pause client|reply
     replicaof slaveof failover sync psync replconf migrate
     module|load module|loadex module|unload acl|setuser acl|deluser acl|load
