@@ -16,7 +16,8 @@
  *     the cursor keeps alive) go to the writer thread as one job, which
  *     writes and fdatasyncs them and sends the job back through a pipe the
  *     event loop watches (aofWriterDone). One job is in flight at a time;
- *     whatever the loop produces meanwhile forms the next group. Replies
+ *     whatever the loop produces meanwhile forms the next group, which
+ *     waits briefly for the clients just released (aofAlwaysMayKick). Replies
  *     are held until the fsync covering them completes: see
  *     aofClientMustWait and docs/ARCHITECTURE.md.
  * How data leaves: the files in `appenddirname`, loaded at start-up by
@@ -81,6 +82,7 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -120,6 +122,13 @@ static struct {
     /* always: the writer */
     int pipe_rd, pipe_wr;
     struct aofWriteJob *inflight;
+    /* Gathering the next group: the clients the last fsync released whose
+     * next command has not run yet (gather_wait), until gather_deadline
+     * (unix us). See aofAlwaysMayKick. */
+    long long gather_epoch;
+    int gather_wait;
+    long long gather_start, gather_last; /* unix us: the release, the last arrival */
+    int gather_tfd;           /* timerfd waking the loop at the gather deadline */
     client *held;             /* clients waiting for durable_off */
     client *resume;           /* released clients whose input waits (aofBeforeSleep) */
     /* rewrite */
@@ -681,8 +690,48 @@ static void aofWriteJobRun(void *arg) {
 
 static void aofReleaseHeld(int all);
 
+/* Group commit, and when to start the next group. Submitting the next job
+ * the moment one finishes splits the clients into two cohorts: those the
+ * fsync just released answer while the next fsync (holding only what came
+ * in meanwhile) already runs, so each write waits for about two fsyncs and
+ * each group holds half the clients. Instead the loop waits for the
+ * released clients' next commands (each one's keyspace command counts, in
+ * aofNoteReply) so one fsync covers them all: until all came, or none came
+ * for AOF_GATHER_GAP_US, or AOF_GATHER_MAX_US passed since the release (a
+ * timerfd wakes the loop: epoll's timeout has only milliseconds). With a
+ * single client this costs nothing: its next command is the signal. */
+#define AOF_GATHER_GAP_US 150
+#define AOF_GATHER_MAX_US 1000
+
+static long long aofGatherDeadline(void) {
+    long long gap = aof.gather_last + AOF_GATHER_GAP_US, max = aof.gather_start + AOF_GATHER_MAX_US;
+    return gap < max ? gap : max;
+}
+
+static int aofAlwaysMayKick(void) {
+    return aof.gather_wait <= 0 || ustime() >= aofGatherDeadline();
+}
+
+static void aofGatherArm(void) {
+    if (aof.gather_tfd == -1) return;
+    long long us = aofGatherDeadline() - ustime();
+    if (us < 1) us = 1;
+    struct itimerspec its = {{0, 0}, {us / 1000000, (us % 1000000) * 1000}};
+    timerfd_settime(aof.gather_tfd, 0, &its, NULL);
+}
+
+/* The timerfd fired: only wakes the loop, whose aofBeforeSleep submits. */
+static void aofGatherWake(eventLoop *el, int fd, void *data, int mask) {
+    (void)el, (void)data, (void)mask;
+    uint64_t n;
+    if (read(fd, &n, sizeof(n)) == -1) { /* a wake-up that another read took: nothing to do */
+    }
+}
+
 static void aofAlwaysKick(void) {
     if (aof.inflight || aof.fd == -1 || !aof.attached) return;
+    if (!aofAlwaysMayKick()) return;
+    aof.gather_wait = 0;
     if (aof.last_write_status == C_ERR && server.unixtime == aof.last_retry) return;
     struct iovec iov[AOF_IOV_MAX];
     int n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX);
@@ -728,7 +777,13 @@ static void aofWriteJobDone(aofWriteJob *j) {
         aofWriteError(j->err);
     }
     zfree(j);
+    aof.gather_epoch++;
+    aof.gather_wait = 0;
     aofReleaseHeld(0);
+    if (aof.gather_wait > 0) {
+        aof.gather_start = aof.gather_last = ustime();
+        aofGatherArm();
+    }
 }
 
 /* An everysec fsync finished: the prefix it covered is durable. */
@@ -780,7 +835,15 @@ static int aofFlushAll(void) {
 
 /* ---- held replies ---- */
 
-void aofNoteReply(client *c) { c->aof_reply_offset = streamOffset(); }
+void aofNoteReply(client *c) {
+    c->aof_reply_offset = streamOffset();
+    if (c->aof_gather_epoch == aof.gather_epoch && aof.gather_wait > 0) {
+        aof.gather_wait--;
+        c->aof_gather_epoch = 0;
+        aof.gather_last = ustime();
+        if (aof.gather_wait) aofGatherArm();
+    }
+}
 
 /* The stream's base moved by delta (streamSetOffset: a replica taking its
  * primary's offsets): every offset kept here moves with it, so held
@@ -885,6 +948,10 @@ static void aofReleaseHeld(int all) {
         client *c = ready;
         ready = c->aof_held_next;
         c->aof_held_next = NULL;
+        if (!all && !(c->flags & CLIENT_CLOSE_ASAP)) {
+            c->aof_gather_epoch = aof.gather_epoch;
+            aof.gather_wait++;
+        }
         if (clientHasPendingReplies(c)) replyBegin(c);
         /* Its further commands waited while its replies were held: they
          * run in aofBeforeSleep, never from inside a caller of this. */
@@ -1281,6 +1348,9 @@ void aofInit(void) {
     aof.pipe_rd = p[0];
     aof.pipe_wr = p[1];
     if (server.el) elAddFile(server.el, aof.pipe_rd, EV_READABLE, aofWriterDone, NULL);
+    aof.gather_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    if (aof.gather_tfd != -1 && server.el)
+        elAddFile(server.el, aof.gather_tfd, EV_READABLE, aofGatherWake, NULL);
     const char *delay = getenv("CAIRN_DEBUG_AOF_FSYNC_DELAY_MS");
     if (delay) debug_fsync_delay_ms = atoi(delay);
     cfgHooks.apply_appendonly = applyAppendonly;
