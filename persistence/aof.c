@@ -123,8 +123,8 @@ static struct {
     int pipe_rd, pipe_wr;
     struct aofWriteJob *inflight;
     /* Gathering the next group: the clients the last fsync released whose
-     * next command has not run yet (gather_wait), until gather_deadline
-     * (unix us). See aofAlwaysMayKick. */
+     * next command has not run yet (gather_wait), within the deadlines of
+     * aofGatherDeadline. See aofAlwaysMayKick. */
     long long gather_epoch;
     int gather_wait;
     long long gather_start, gather_last; /* unix us: the release, the last arrival */
@@ -624,9 +624,9 @@ static void aofFlushRelaxed(void) {
     if (cfg.appendfsync == APPENDFSYNC_EVERYSEC && server.unixtime > aof.last_fsync &&
         (aof.fsynced_size != aof.incr_size || fsync_failed) && !bioPending(BIO_AOF_FSYNC) &&
         !(cfg.aof_no_fsync_on_rewrite && childActiveType() != CHILD_TYPE_NONE)) {
-        /* Only a file that ends where the stream's written part does
-         * makes that offset durable (a short write ends mid-command). */
-        aofSubmitFdJob(aof.fd, 0, aof.boundary ? streamCursorOffset(&aof.cur) : -1);
+        /* (after a short write this offset is mid-command: WAITAOF, which
+         * compares it with command ends, then counts no more commands) */
+        aofSubmitFdJob(aof.fd, 0, streamCursorOffset(&aof.cur));
         aof.last_fsync = server.unixtime;
         aof.fsynced_size = aof.incr_size;
     }
@@ -704,7 +704,8 @@ static void aofReleaseHeld(int all);
 #define AOF_GATHER_MAX_US 1000
 
 static long long aofGatherDeadline(void) {
-    long long gap = aof.gather_last + AOF_GATHER_GAP_US, max = aof.gather_start + AOF_GATHER_MAX_US;
+    long long gap = aof.gather_last + AOF_GATHER_GAP_US;
+    long long max = aof.gather_start + AOF_GATHER_MAX_US;
     return gap < max ? gap : max;
 }
 
@@ -789,7 +790,8 @@ static void aofWriteJobDone(aofWriteJob *j) {
 /* An everysec fsync finished: the prefix it covered is durable. */
 static void aofNoteBioFsync(void) {
     long long off = __atomic_load_n(&bio_fsynced_off, __ATOMIC_ACQUIRE);
-    if (off > aof.durable_off && aof.attached && off <= streamCursorOffset(&aof.cur)) aof.durable_off = off;
+    if (off > aof.durable_off && aof.attached && off <= streamCursorOffset(&aof.cur))
+        aof.durable_off = off;
 }
 
 /* One message of the writer pipe: a finished always job, or NULL (an
@@ -814,7 +816,8 @@ static void aofWaitInflight(void) {
     if (!aof.inflight) return;
     bioDrain(BIO_AOF_FSYNC);
     aofWriteJob *j;
-    while (aof.inflight && read(aof.pipe_rd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofPipeMessage(j);
+    while (aof.inflight && read(aof.pipe_rd, &j, sizeof(j)) == (ssize_t)sizeof(j))
+        aofPipeMessage(j);
 }
 
 /* Everything unread on disk and fsynced, on this thread (rewrite start,
@@ -998,7 +1001,9 @@ void aofBeforeSleep(void) {
     else aofFlushRelaxed();
 }
 
-long long aofFsyncedOffset(void) { return aof.state == AOF_ON && aof.attached ? aof.durable_off : -1; }
+long long aofFsyncedOffset(void) {
+    return aof.state == AOF_ON && aof.attached ? aof.durable_off : -1;
+}
 
 const char *aofWritesDenied(void) {
     static char msg[256];
@@ -1137,7 +1142,8 @@ static int aofRewriteRetryDelay(void) {
 
 /* May the cron start an automatic or scheduled rewrite now? */
 static int aofRewriteMayRetry(void) {
-    return aof.rewrite_failures == 0 || server.unixtime - aof.rewrite_last_try >= aofRewriteRetryDelay();
+    return aof.rewrite_failures == 0 ||
+           server.unixtime - aof.rewrite_last_try >= aofRewriteRetryDelay();
 }
 
 static void aofRewriteFailed(void) {
@@ -1145,7 +1151,8 @@ static void aofRewriteFailed(void) {
     aof.rewrite_failures++;
     /* appendonly was turned on at run time: try again until there is a base. */
     if (aof.state == AOF_WAIT_REWRITE) aof.rewrite_scheduled = 1;
-    serverLog(LL_WARNING, "AOF rewrite failed %lld time(s) in a row: next automatic attempt in %d s",
+    serverLog(LL_WARNING,
+              "AOF rewrite failed %lld time(s) in a row: next automatic attempt in %d s",
               aof.rewrite_failures, aofRewriteRetryDelay());
 }
 

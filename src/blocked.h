@@ -39,7 +39,8 @@ int getTimeoutFromObjectOrReply(struct client *c, struct robj *obj, long long *t
  * (absolute unix ms, 0 = forever), CLIENT UNBLOCK or a disconnect. On a
  * timeout or CLIENT UNBLOCK [TIMEOUT], on_timeout(c) writes the reply.
  * In a context that denies blocking (MULTI) the caller must not call this. */
-void blockClientNoKeys(struct client *c, int btype, long long timeout, void (*on_timeout)(struct client *c));
+void blockClientNoKeys(struct client *c, int btype, long long timeout,
+                       void (*on_timeout)(struct client *c));
 /* c's owner has replied: release it; its further input runs before the
  * loop sleeps. */
 void blockedServed(struct client *c);

@@ -134,7 +134,7 @@ typedef struct client {
     struct client *aof_held_next;
     void *repl;                  /* replication/: the replica's link state, NULL if none */
     long long woff;              /* stream offset after this client's last write (WAIT, WAITAOF) */
-    long long aof_gather_epoch;  /* released by this group commit, next command not run yet (aof.c) */
+    long long aof_gather_epoch;  /* released by this group commit, next command pending (aof.c) */
     char peer[NET_ADDR_STR_LEN];
     char *buf;                   /* static reply buffer, allocated with the client */
 } client;

@@ -50,8 +50,8 @@ void waitaofCommand(client *c) {
     long long ms;
     if (getRangeLongFromObjectOrReply(c, c->argv[1], 0, 1, &numlocal, NULL) != C_OK) return;
     if (getPositiveLongFromObjectOrReply(c, c->argv[2], &numreplicas, NULL) != C_OK) return;
-    if (getLongLongFromObjectOrReply(c, c->argv[3], &ms, "timeout is not an integer or out of range") != C_OK)
-        return;
+    const char *not_int = "timeout is not an integer or out of range";
+    if (getLongLongFromObjectOrReply(c, c->argv[3], &ms, not_int) != C_OK) return;
     if (ms < 0) {
         replyError(c, "ERR timeout is negative");
         return;

@@ -69,7 +69,8 @@ __attribute__((constructor)) static void ffInit(void) {
 }
 
 static int ffUnder(const char *path) {
-    return strncmp(path, ff_dir, ff_dirlen) == 0 && (path[ff_dirlen] == '/' || path[ff_dirlen] == '\0');
+    return strncmp(path, ff_dir, ff_dirlen) == 0 &&
+           (path[ff_dirlen] == '/' || path[ff_dirlen] == '\0');
 }
 
 static int ffFdUnder(int fd) {
@@ -111,7 +112,9 @@ static int ffActive(int op, int *err, long long *budget) {
         buf[n > 0 ? n : 0] = '\0';
         int named_ops = 0;
         long long after = -1;
-        for (char *save = NULL, *w = strtok_r(buf, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
+        const char *sep = " \t\r\n";
+        char *save = NULL;
+        for (char *w = strtok_r(buf, sep, &save); w; w = strtok_r(NULL, sep, &save)) {
             if (!strcmp(w, "ENOSPC")) *err = ENOSPC;
             else if (!strcmp(w, "EIO")) *err = EIO;
             else if (!strcmp(w, "EDQUOT")) *err = EDQUOT;
