@@ -35,7 +35,7 @@ CTESTS := $(patsubst tests/c/test_%.c,$(BUILD)/tests/test-%,$(CTESTS_SRC))
 
 # LD_PRELOAD shims the tests load into the server (tests/helpers/*.c),
 # built plain (not sanitized) next to the server of this build.
-SHIMS := $(BUILD)/powerloss.so
+SHIMS := $(BUILD)/powerloss.so $(BUILD)/faultfs.so
 
 all: check-deps $(SERVER) $(SHIMS)
 
@@ -59,20 +59,12 @@ $(BUILD)/%.so: tests/helpers/%.c | $(BUILD)
 $(BUILD)/tests/test-%: tests/c/test_%.c $(LIBOBJ) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests/c -o $@ $< $(LIBOBJ) $(LDFLAGS) $(LIBS)
 
-# The disk-fault shim the AOF tests preload (tests/helpers/faultfs.c). Built
-# without sanitizers: it is loaded into both server builds.
-FAULTFS := build/faultfs.so
-faultfs: $(FAULTFS)
-$(FAULTFS): tests/helpers/faultfs.c
-	@mkdir -p build
-	$(CC) -std=gnu11 $(WARN) -O2 -fPIC -shared -o $@ $< -ldl
-
 run: all
 	./src/cairn-server default.conf
 
 ctests: $(CTESTS)
 
-test: all ctests faultfs
+test: all ctests
 	@CC="$(CC)" sh utils/deps test
 	tclsh tests/run --server $(SERVER) --ctests $(BUILD)/tests $(TESTFLAGS)
 
@@ -98,6 +90,6 @@ clean:
 format:
 	clang-format -i src/*.[ch] $(wildcard persistence/*.[ch] replication/*.[ch]) tests/c/*.c tests/c/*.h
 
-.PHONY: all check-deps faultfs run test ctests bench fuzz fuzz-commands clean format
+.PHONY: all check-deps run test ctests bench fuzz fuzz-commands clean format
 
 -include $(OBJ:.o=.d)

@@ -155,7 +155,6 @@ static void aofDebugDelay(void) {
  * with the write commands of a run it gives writes per fsync). */
 static long long stat_fsyncs;
 
-
 /* Written by the fsync job on the bio thread, read by the loop. */
 static int bio_fsync_status = C_OK, bio_fsync_errno = 0;
 

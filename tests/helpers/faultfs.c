@@ -25,8 +25,9 @@
  * threads and in forked children (a child starts with the parent's byte
  * budget and spends its own copy).
  *
- * Build: make faultfs (build/faultfs.so). Under AddressSanitizer the
- * server needs ASAN_OPTIONS=verify_asan_link_order=0 to accept a preload. */
+ * Build: make builds build/normal/faultfs.so (build/sanitize/ with
+ * SANITIZE=1). Under AddressSanitizer the server needs
+ * ASAN_OPTIONS=verify_asan_link_order=0 to accept a preload. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>

@@ -3,20 +3,24 @@
 # write the disk did not take, INFO says err, and the server recovers by
 # itself once the disk does; after a restart every acknowledged write is
 # there. Two ways to break the disk:
-#   * tests/helpers/faultfs.c, an LD_PRELOAD shim (built here if `make
-#     faultfs` did not): write/fsync/rename of files under one directory fail
-#     while a control file exists (runs anywhere);
+#   * tests/helpers/faultfs.c, an LD_PRELOAD shim (make builds it next to
+#     the server of its build; compiled here if missing): write/fsync/rename
+#     of files under one directory fail while a control file exists (runs
+#     anywhere);
 #   * a real 2 MB tmpfs mounted over the server's dir (needs root and
 #     mount(8); skipped otherwise, unmounted at the end).
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
 set is_cairn [string match *cairn* [file tail $::cairn(server)]]
 
-# The shim: build/faultfs.so when it is current, else compiled into tmp.
+# The shim: make's build of it (next to the server, else build/normal) when
+# it is current, else compiled into tmp.
 proc faultfs_lib {} {
     set src [file join $::cairn_h::root tests helpers faultfs.c]
-    set lib [file join $::cairn_h::root build faultfs.so]
-    if {[file exists $lib] && [file mtime $lib] >= [file mtime $src]} { return $lib }
+    foreach lib [list [file join [file dirname $::cairn(server)] faultfs.so] \
+                     [file join $::cairn_h::root build normal faultfs.so]] {
+        if {[file exists $lib] && [file mtime $lib] >= [file mtime $src]} { return $lib }
+    }
     set lib [file join $::cairn(tmp) faultfs.so]
     if {![file exists $lib]} { exec cc -O2 -fPIC -shared -o $lib $src -ldl }
     return $lib
