@@ -20,15 +20,18 @@
 #include "util.h"
 #include "aof.h"
 #include "blocked.h"
+#include "repl.h"
 #include "waitaof.h"
 
 #include <limits.h>
 
 /* The replication hook: how many replicas have acknowledged that their
- * AOF is fsynced up to stream offset `offset`. Replication (its own
- * branch) replaces this body with a count over the replicas' FSYNCED
- * acks, and calls waitaofBeforeSleep's check again when an ack arrives
- * (it runs every loop turn, so an ack read from a socket is enough). */
+ * AOF is fsynced up to stream offset `offset`. Replicas report only
+ * REPLCONF ACK <offset> today (Redis 7.0's form, without 7.2's FACK
+ * <fsynced offset>), so none can be counted yet; once replication/ records
+ * FACK offsets, this counts the replicas at or past `offset`. No wake-up
+ * is needed: waitaofBeforeSleep checks every loop turn, so the turn that
+ * reads an ack answers the waiters it satisfies. */
 long long waitaofReplicaAcks(long long offset) {
     (void)offset;
     return 0;
@@ -59,6 +62,11 @@ void waitaofCommand(client *c) {
     long long now = mstime();
     if (ms > 0 && ms > LLONG_MAX - now) {
         replyError(c, "ERR timeout is out of range");
+        return;
+    }
+    if (replIsReplica()) {
+        replyError(c, "ERR WAITAOF cannot be used with replica instances. Please also note that "
+                      "writes to replicas are just local and are not propagated.");
         return;
     }
     if (numlocal && !cfg.appendonly) {

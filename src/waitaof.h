@@ -10,8 +10,8 @@ struct client;
 void waitaofCommand(struct client *c);
 /* Answer the WAITAOF waiters whose offsets are now fsynced. */
 void waitaofBeforeSleep(void);
-/* Replicas whose AOF has fsynced stream offset `offset` (0 until
- * replication exists). */
+/* Replicas whose AOF has fsynced stream offset `offset` (0 until replicas
+ * report fsynced offsets, Redis 7.2's REPLCONF ACK ... FACK). */
 long long waitaofReplicaAcks(long long offset);
 
 #endif

@@ -44,6 +44,20 @@ test "WAITAOF with appendonly no: {0 0}, numlocal refused, arguments checked fir
     kill_server $srv
 }
 
+test "WAITAOF on a replica is refused with Redis 7.2's error" {
+    set primary [start_server]
+    set replica [start_server -config {appendonly yes}]
+    set c [client $replica]
+    r $c REPLICAOF 127.0.0.1 [dict get $primary port]
+    assert_error "ERR WAITAOF cannot be used with replica instances. Please also note that writes to replicas are just local and are not propagated." {r $c WAITAOF 1 0 0}
+    # the arguments are checked first
+    assert_error "ERR timeout is negative" {r $c WAITAOF 1 0 -1}
+    r $c REPLICAOF NO ONE
+    assert_equal {1 0} [r $c WAITAOF 1 0 0]
+    kill_server $replica
+    kill_server $primary
+}
+
 test "WAITAOF in COMMAND INFO and COMMAND DOCS has Redis 7.2's shape" {
     set srv [start_server]
     set c [client $srv]
