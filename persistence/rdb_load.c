@@ -106,18 +106,19 @@ static int rdbReadLen(rio *r, uint64_t *len, int *isenc, sds *err) {
 
 static int rdbReadPlainLen(rio *r, uint64_t *len, sds *err) { return rdbReadLen(r, len, NULL, err); }
 
-/* len bytes into a new zmalloc'ed buffer (one spare byte), grown as the
- * bytes arrive. NULL on a short read. */
+/* len bytes into a new zmalloc'ed buffer of exactly len bytes, grown as
+ * the bytes arrive (a corrupt length runs into the end of the file, not
+ * into a huge allocation). NULL on a short read. */
 static unsigned char *rdbReadBytes(rio *r, size_t len, sds *err) {
     size_t cap = len < RDB_READ_CHUNK ? len : RDB_READ_CHUNK;
-    unsigned char *buf = zmalloc(cap + 1);
+    unsigned char *buf = zmalloc(cap);
     size_t got = 0;
     while (got < len) {
         size_t n = len - got < RDB_READ_CHUNK ? len - got : RDB_READ_CHUNK;
         if (got + n > cap) {
             cap = cap * 2 < len ? cap * 2 : len;
             if (cap < got + n) cap = got + n;
-            buf = zrealloc(buf, cap + 1);
+            buf = zrealloc(buf, cap);
         }
         if (!rioRead(r, buf + got, n)) {
             zfree(buf);
@@ -134,12 +135,60 @@ static unsigned char *rdbReadBytes(rio *r, size_t len, sds *err) {
 #define RDB_LOAD_OBJ 2   /* a string robj, integer-encoded when it can be */
 #define RDB_LOAD_KEY 3   /* an sds made as the keyspace makes keys (sdsnewkey) */
 
+/* A new string of len bytes in the form mode asks for, its bytes not set
+ * yet: *dst gets where they go. Free it with rdbFreeString. */
+static void *rdbNewString(int mode, size_t len, unsigned char **dst) {
+    if (mode == RDB_LOAD_PLAIN) return *dst = zmalloc(len);
+    if (mode == RDB_LOAD_OBJ) {
+        robj *o = createStringObject(NULL, len);
+        *dst = o->ptr;
+        return o;
+    }
+    sds s = mode == RDB_LOAD_KEY ? sdsnewkey(NULL, len) : sdsnewlenuninit(len);
+    *dst = (unsigned char *)s;
+    return s;
+}
+
+static void rdbFreeString(int mode, void *s) {
+    if (mode == RDB_LOAD_PLAIN) zfree(s);
+    else if (mode == RDB_LOAD_OBJ) decrRefCount(s);
+    else sdsfree(s);
+}
+
 static void *rdbFinishString(int mode, unsigned char *buf, size_t len) {
     if (mode == RDB_LOAD_PLAIN) return buf;
-    void *out = mode == RDB_LOAD_SDS   ? (void *)sdsnewlen(buf, len)
-                : mode == RDB_LOAD_KEY ? (void *)sdsnewkey(buf, len)
-                                       : (void *)createStringObject((char *)buf, len);
+    unsigned char *dst;
+    void *out = rdbNewString(mode, len, &dst);
+    memcpy(dst, buf, len);
     zfree(buf);
+    return out;
+}
+
+/* An LZF-compressed string: the compressed bytes are used in place when
+ * the read window holds them, and inflated straight into the result. */
+static void *rdbLoadLzfString(rio *r, int mode, size_t *lenp, sds *err) {
+    uint64_t clen, ulen;
+    if (rdbReadPlainLen(r, &clen, err) == -1 || rdbReadPlainLen(r, &ulen, err) == -1) return NULL;
+    /* LZF expands at most about 88 times (a 3-byte back reference yields
+     * 264 bytes): anything more is a corrupt header. */
+    if (clen == 0 || ulen == 0 || clen > UINT32_MAX || ulen > UINT32_MAX || ulen / 100 > clen) {
+        rdbSetError(err, "Invalid LZF compressed string lengths (%llu -> %llu)", (unsigned long long)clen,
+                    (unsigned long long)ulen);
+        return NULL;
+    }
+    unsigned char *copy = NULL;
+    const unsigned char *c = rioReadInPlace(r, clen);
+    if (!c && !(c = copy = rdbReadBytes(r, clen, err))) return NULL;
+    unsigned char *dst;
+    void *out = rdbNewString(mode, ulen, &dst);
+    unsigned int n = lzf_decompress(c, (unsigned int)clen, dst, (unsigned int)ulen);
+    zfree(copy);
+    if (n != ulen) {
+        rdbFreeString(mode, out);
+        rdbSetError(err, "Invalid LZF compressed string");
+        return NULL;
+    }
+    if (lenp) *lenp = ulen;
     return out;
 }
 
@@ -148,29 +197,7 @@ static void *rdbLoadString(rio *r, int mode, size_t *lenp, sds *err) {
     int isenc;
     if (rdbReadLen(r, &len, &isenc, err) == -1) return NULL;
     if (isenc) {
-        if (len == RDB_ENC_LZF) {
-            uint64_t clen, ulen;
-            if (rdbReadPlainLen(r, &clen, err) == -1 || rdbReadPlainLen(r, &ulen, err) == -1) return NULL;
-            /* LZF expands at most about 88 times (a 3-byte back reference
-             * yields 264 bytes): anything more is a corrupt header. */
-            if (clen == 0 || ulen == 0 || clen > UINT32_MAX || ulen > UINT32_MAX || ulen / 100 > clen) {
-                rdbSetError(err, "Invalid LZF compressed string lengths (%llu -> %llu)",
-                            (unsigned long long)clen, (unsigned long long)ulen);
-                return NULL;
-            }
-            unsigned char *c = rdbReadBytes(r, clen, err);
-            if (!c) return NULL;
-            unsigned char *out = zmalloc(ulen + 1);
-            unsigned int n = lzf_decompress(c, (unsigned int)clen, out, (unsigned int)ulen);
-            zfree(c);
-            if (n != ulen) {
-                zfree(out);
-                rdbSetError(err, "Invalid LZF compressed string");
-                return NULL;
-            }
-            if (lenp) *lenp = ulen;
-            return rdbFinishString(mode, out, ulen);
-        }
+        if (len == RDB_ENC_LZF) return rdbLoadLzfString(r, mode, lenp, err);
         long long v;
         unsigned char b[4];
         if (len == RDB_ENC_INT8) {
@@ -190,25 +217,25 @@ static void *rdbLoadString(rio *r, int mode, size_t *lenp, sds *err) {
         char buf[LONG_STR_SIZE];
         int n = ll2string(buf, sizeof(buf), v);
         if (lenp) *lenp = (size_t)n;
-        if (mode == RDB_LOAD_SDS) return sdsnewlen(buf, (size_t)n);
-        if (mode == RDB_LOAD_KEY) return sdsnewkey(buf, (size_t)n);
-        unsigned char *p = zmalloc((size_t)n + 1);
-        memcpy(p, buf, (size_t)n);
-        return p;
+        unsigned char *dst;
+        void *out = rdbNewString(mode, (size_t)n, &dst);
+        memcpy(dst, buf, (size_t)n);
+        return out;
     }
     if (len > SIZE_MAX / 2) {
         rdbSetError(err, "String length %llu out of range", (unsigned long long)len);
         return NULL;
     }
     if (lenp) *lenp = len;
-    if ((mode == RDB_LOAD_SDS || mode == RDB_LOAD_KEY) && len <= RDB_READ_CHUNK) {
-        /* Read straight into the result: the bytes are overwritten at once. */
-        sds s = mode == RDB_LOAD_KEY ? sdsnewkey(NULL, len) : sdsnewlenuninit(len);
-        if (len && !rioRead(r, s, len)) {
-            sdsfree(s);
+    if (len <= RDB_READ_CHUNK) {
+        /* Read straight into the result. */
+        unsigned char *dst;
+        void *out = rdbNewString(mode, len, &dst);
+        if (!rioRead(r, dst, len)) {
+            rdbFreeString(mode, out);
             goto short_read;
         }
-        return s;
+        return out;
     }
     unsigned char *buf = rdbReadBytes(r, len, err);
     if (!buf) return NULL;
@@ -606,7 +633,8 @@ static robj *rdbLoadZsetBlob(int type, rio *r, sds *err) {
         lpFree(lp);
         return NULL;
     }
-    robj *o = createObject(OBJ_ZSET, lpShrinkToFit(lp));
+    /* A blob from the file is allocated to its exact size already. */
+    robj *o = createObject(OBJ_ZSET, type == RDB_TYPE_ZSET_LISTPACK ? lp : lpShrinkToFit(lp));
     o->encoding = OBJ_ENCODING_LISTPACK;
     if ((long long)(lpLength(o->ptr) / 2) > cfg.zset_max_listpack_entries ||
         (long long)maxlen > cfg.zset_max_listpack_value)
@@ -699,7 +727,8 @@ static robj *rdbLoadHashBlob(int type, rio *r, sds *err) {
         rdbSetError(err, "Duplicate hash fields detected");
         return NULL;
     }
-    robj *o = createObject(OBJ_HASH, lpShrinkToFit(lp));
+    /* A blob from the file is allocated to its exact size already. */
+    robj *o = createObject(OBJ_HASH, type == RDB_TYPE_HASH_LISTPACK ? lp : lpShrinkToFit(lp));
     o->encoding = OBJ_ENCODING_LISTPACK;
     if ((long long)(lpLength(o->ptr) / 2) > cfg.hash_max_listpack_entries ||
         (long long)maxlen > cfg.hash_max_listpack_value)

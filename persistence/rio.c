@@ -1,11 +1,15 @@
 /* rio: the stream implementations behind rio.h (stdio file, sds buffer,
- * buffered file descriptor) and the shared checksum hook.
+ * buffered file descriptor), the read window and the shared checksum hook.
  *
  * Bytes enter through rioWrite (appended to the buffer, the FILE*, or the
  * fd's pending buffer, which is written out once it passes 64 KB and on
- * rioFlush) and leave through rioRead (copied out of the buffer, fread, or
- * the fd's read-ahead). Short reads are failures: a stream either delivers
- * all the bytes asked for or sets its error flag. */
+ * rioFlush) and leave through rioRead. The buffer, fd and codec readers
+ * expose what they hold as the rio's read window, which rioRead copies
+ * from inline; rioReadSlow refills it through the backend's fill_fn and
+ * checksums each window once, as a whole, instead of once per read (the
+ * loader reads a byte or a length at a time). stdio reads go through
+ * fread. Short reads are failures: a stream either delivers all the bytes
+ * asked for or sets its error flag and empties its window. */
 #include "rio.h"
 #include "crc64.h"
 #include "zmalloc.h"
@@ -16,35 +20,73 @@
 
 #define RIO_FD_BUFFER (64 * 1024)
 
-void rioUpdateChecksum(rio *r, const void *buf, size_t len) { r->cksum = crc64(r->cksum, buf, len); }
+static const unsigned char rio_no_window[1];
 
-static size_t rioFdRead(rio *r, void *buf, size_t len);
+void rioUpdateChecksum(rio *r, const void *buf, size_t len) { r->cksum = crc64(r->cksum, buf, len); }
 
 void rioEnableChecksum(rio *r) {
     r->flags |= RIO_FLAG_CHECKSUM;
     r->cksum = 0;
-    if (r->read_fn == rioFdRead) {
+    if (r->fill_fn) {
         r->flags |= RIO_FLAG_CRC_DEFERRED;
-        r->io.fd.crc_from = r->io.fd.rpos;
+        r->crc_from = r->rpos;
     }
 }
 
-/* Fold the consumed, not yet checksummed part of the fd rio's read-ahead
- * into cksum. */
-static void rioFdSettleChecksum(rio *r) {
-    if (!(r->flags & RIO_FLAG_CRC_DEFERRED) || !(r->flags & RIO_FLAG_CHECKSUM)) return;
-    if (r->io.fd.rpos > r->io.fd.crc_from)
-        r->cksum = crc64(r->cksum, r->io.fd.buf + r->io.fd.crc_from, r->io.fd.rpos - r->io.fd.crc_from);
-    r->io.fd.crc_from = r->io.fd.rpos;
+/* Fold the consumed, not yet checksummed part of the window into cksum. */
+static void rioSettleChecksum(rio *r) {
+    if (!(r->flags & RIO_FLAG_CRC_DEFERRED)) return;
+    if (r->rpos > r->crc_from) r->cksum = crc64(r->cksum, r->crc_from, (size_t)(r->rpos - r->crc_from));
+    r->crc_from = r->rpos;
 }
 
 uint64_t rioChecksum(rio *r) {
-    if (r->read_fn == rioFdRead) rioFdSettleChecksum(r);
+    rioSettleChecksum(r);
     return r->cksum;
 }
 
-static void rioInitCommon(rio *r) {
+void rioDropWindow(rio *r) { r->rpos = r->rend = r->crc_from = rio_no_window; }
+
+void rioInitBase(rio *r) {
     memset(r, 0, sizeof(*r));
+    rioDropWindow(r);
+}
+
+static size_t rioReadFail(rio *r) {
+    r->flags |= RIO_FLAG_READ_ERROR;
+    rioSettleChecksum(r);
+    rioDropWindow(r);
+    return 0;
+}
+
+size_t rioReadSlow(rio *r, void *buf, size_t len) {
+    if (r->flags & RIO_FLAG_READ_ERROR) return 0;
+    if (len == 0) return 1;
+    if (!r->fill_fn) {
+        if (!r->read_fn(r, buf, len)) return rioReadFail(r);
+        if (r->flags & RIO_FLAG_CHECKSUM) rioUpdateChecksum(r, buf, len);
+        r->processed_bytes += len;
+        return 1;
+    }
+    unsigned char *out = buf;
+    size_t left = len;
+    while (left) {
+        size_t avail = (size_t)(r->rend - r->rpos);
+        if (!avail) {
+            rioSettleChecksum(r);
+            int filled = r->fill_fn(r);
+            r->crc_from = r->rpos; /* a failed fill may have moved the window too */
+            if (!filled) return rioReadFail(r);
+            continue;
+        }
+        size_t n = avail < left ? avail : left;
+        memcpy(out, r->rpos, n);
+        r->rpos += n;
+        out += n;
+        left -= n;
+    }
+    r->processed_bytes += len;
+    return 1;
 }
 
 /* ---- sds buffer ---- */
@@ -55,23 +97,25 @@ static size_t rioBufferWrite(rio *r, const void *buf, size_t len) {
     return 1;
 }
 
-static size_t rioBufferRead(rio *r, void *buf, size_t len) {
-    size_t avail = sdslen(r->io.buffer.ptr) - (size_t)r->io.buffer.pos;
-    if (avail < len) return 0;
-    memcpy(buf, r->io.buffer.ptr + r->io.buffer.pos, len);
-    r->io.buffer.pos += (off_t)len;
+/* The whole rest of the sds is one window. */
+static int rioBufferFill(rio *r) {
+    size_t len = sdslen(r->io.buffer.ptr);
+    if ((size_t)r->io.buffer.pos >= len) return 0;
+    r->rpos = (const unsigned char *)r->io.buffer.ptr + r->io.buffer.pos;
+    r->rend = (const unsigned char *)r->io.buffer.ptr + len;
+    r->io.buffer.pos = (off_t)len;
     return 1;
 }
 
-static off_t rioBufferTell(rio *r) { return r->io.buffer.pos; }
+static off_t rioBufferTell(rio *r) { return r->io.buffer.pos - (off_t)(r->rend - r->rpos); }
 static int rioBufferFlush(rio *r) {
     (void)r;
     return 1;
 }
 
 void rioInitWithBuffer(rio *r, sds s) {
-    rioInitCommon(r);
-    r->read_fn = rioBufferRead;
+    rioInitBase(r);
+    r->fill_fn = rioBufferFill;
     r->write_fn = rioBufferWrite;
     r->tell_fn = rioBufferTell;
     r->flush_fn = rioBufferFlush;
@@ -83,12 +127,14 @@ sds rioBufferSds(rio *r) {
     sds s = r->io.buffer.ptr;
     r->io.buffer.ptr = sdsempty();
     r->io.buffer.pos = 0;
+    rioDropWindow(r);
     return s;
 }
 
 void rioFreeBuffer(rio *r) {
     sdsfree(r->io.buffer.ptr);
     r->io.buffer.ptr = NULL;
+    rioDropWindow(r);
 }
 
 /* ---- stdio file ---- */
@@ -112,7 +158,7 @@ static off_t rioFileTell(rio *r) { return ftello(r->io.file.fp); }
 static int rioFileFlush(rio *r) { return fflush(r->io.file.fp) == 0; }
 
 void rioInitWithFile(rio *r, FILE *fp) {
-    rioInitCommon(r);
+    rioInitBase(r);
     r->read_fn = rioFileRead;
     r->write_fn = rioFileWrite;
     r->tell_fn = rioFileTell;
@@ -142,7 +188,7 @@ static int rioFdWriteAll(int fd, const char *p, size_t len) {
 
 static int rioFdFlush(rio *r) {
     sds b = r->io.fd.buf;
-    if (r->io.fd.rpos || sdslen(b) == 0) return 1; /* reading, or nothing pending */
+    if (r->io.fd.reading || sdslen(b) == 0) return 1; /* nothing pending */
     if (!rioFdWriteAll(r->io.fd.fd, b, sdslen(b))) {
         r->flags |= RIO_FLAG_WRITE_ERROR;
         return 0;
@@ -162,36 +208,26 @@ static size_t rioFdWrite(rio *r, const void *buf, size_t len) {
     return 1;
 }
 
-static size_t rioFdRead(rio *r, void *buf, size_t len) {
-    char *out = buf;
-    while (len) {
-        size_t avail = sdslen(r->io.fd.buf) - r->io.fd.rpos;
-        if (avail) {
-            size_t n = avail < len ? avail : len;
-            memcpy(out, r->io.fd.buf + r->io.fd.rpos, n);
-            r->io.fd.rpos += n;
-            out += n;
-            len -= n;
-            r->io.fd.pos += (off_t)n;
-            continue;
-        }
-        rioFdSettleChecksum(r);
-        sdsclear(r->io.fd.buf);
-        r->io.fd.rpos = r->io.fd.crc_from = 0;
+static int rioFdFill(rio *r) {
+    if (!r->io.fd.reading) {
+        r->io.fd.reading = 1;
         r->io.fd.buf = sdsMakeRoomFor(r->io.fd.buf, RIO_FD_BUFFER);
-        ssize_t n = read(r->io.fd.fd, r->io.fd.buf, RIO_FD_BUFFER);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return 0;
-        sdsIncrLen(r->io.fd.buf, n);
     }
+    ssize_t n;
+    do n = read(r->io.fd.fd, r->io.fd.buf, RIO_FD_BUFFER);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) return 0;
+    r->io.fd.pos += n;
+    r->rpos = (const unsigned char *)r->io.fd.buf;
+    r->rend = r->rpos + n;
     return 1;
 }
 
-static off_t rioFdTell(rio *r) { return r->io.fd.pos; }
+static off_t rioFdTell(rio *r) { return r->io.fd.pos - (off_t)(r->rend - r->rpos); }
 
 void rioInitWithFd(rio *r, int fd) {
-    rioInitCommon(r);
-    r->read_fn = rioFdRead;
+    rioInitBase(r);
+    r->fill_fn = rioFdFill;
     r->write_fn = rioFdWrite;
     r->tell_fn = rioFdTell;
     r->flush_fn = rioFdFlush;
@@ -202,4 +238,5 @@ void rioInitWithFd(rio *r, int fd) {
 void rioFreeFd(rio *r) {
     sdsfree(r->io.fd.buf);
     r->io.fd.buf = NULL;
+    rioDropWindow(r);
 }

@@ -17,6 +17,7 @@
 #include "sds.h"
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #define RIO_FLAG_READ_ERROR  (1 << 0)
@@ -29,6 +30,17 @@
 
 typedef struct rio rio;
 struct rio {
+    /* Reading: the bytes the backend has buffered and the reader has not
+     * consumed yet, [rpos, rend). rioRead copies from here without a call;
+     * only when it runs dry does the backend's fill_fn (windowed readers:
+     * fd, buffer, codec) or read_fn (stdio) get involved. Never NULL. */
+    const unsigned char *rpos, *rend;
+    /* With RIO_FLAG_CRC_DEFERRED: [crc_from, rpos) is consumed but not in
+     * cksum yet; it is folded in before a refill and by rioChecksum. */
+    const unsigned char *crc_from;
+    /* Windowed readers: point rpos/rend at the next buffered bytes; 0 at
+     * the end of the stream or on an error. NULL for the others. */
+    int (*fill_fn)(rio *r);
     size_t (*read_fn)(rio *r, void *buf, size_t len);        /* 1 on success */
     size_t (*write_fn)(rio *r, const void *buf, size_t len); /* 1 on success */
     off_t (*tell_fn)(rio *r);
@@ -39,7 +51,7 @@ struct rio {
     union {
         struct {
             sds ptr;
-            off_t pos;
+            off_t pos; /* writing: the length; reading: the end of the window */
         } buffer;
         struct {
             FILE *fp;
@@ -48,10 +60,9 @@ struct rio {
         } file;
         struct {
             int fd;
-            off_t pos;       /* bytes handed to the fd (writes) or consumed (reads) */
-            sds buf;         /* pending writes, or read-ahead */
-            size_t rpos;     /* consumed prefix of buf when reading */
-            size_t crc_from; /* reading: buf[crc_from..rpos) is not in cksum yet */
+            int reading;     /* the buffer holds read-ahead, not pending writes */
+            off_t pos;       /* bytes handed to the fd (writes) or read from it */
+            sds buf;         /* pending writes, or the read-ahead (the window) */
         } fd;
         struct {
             void *ctx;       /* the zstd or lz4 (de)compression context */
@@ -61,7 +72,7 @@ struct rio {
             char *buf;       /* compressed bytes in flight (owned) */
             size_t cap, len, pos;
             char *ubuf;      /* uncompressed bytes staged (owned) */
-            size_t ucap, ulen, upos;
+            size_t ucap, ulen;
             int eof;         /* reading: the frame ended */
         } codec;
     } io;
@@ -96,18 +107,36 @@ static inline size_t rioWrite(rio *r, const void *buf, size_t len) {
     return 1;
 }
 
+/* rioRead past the window: refills, the stdio backend, errors. */
+size_t rioReadSlow(rio *r, void *buf, size_t len);
+
 static inline size_t rioRead(rio *r, void *buf, size_t len) {
-    if (r->flags & RIO_FLAG_READ_ERROR) return 0;
-    if (len == 0) return 1;
-    if (!r->read_fn(r, buf, len)) {
-        r->flags |= RIO_FLAG_READ_ERROR;
-        return 0;
+    /* The window is empty once the stream has failed, so an error always
+     * takes the slow path. */
+    if ((size_t)(r->rend - r->rpos) >= len) {
+        memcpy(buf, r->rpos, len);
+        r->rpos += len;
+        r->processed_bytes += len;
+        return 1;
     }
-    if ((r->flags & (RIO_FLAG_CHECKSUM | RIO_FLAG_CRC_DEFERRED)) == RIO_FLAG_CHECKSUM)
-        rioUpdateChecksum(r, buf, len);
-    r->processed_bytes += len;
-    return 1;
+    return rioReadSlow(r, buf, len);
 }
+
+/* The next len bytes in place, consumed, when the window holds them all;
+ * NULL otherwise (nothing is consumed: read them with rioRead). The
+ * pointer is valid until the next read. */
+static inline const unsigned char *rioReadInPlace(rio *r, size_t len) {
+    if ((size_t)(r->rend - r->rpos) < len || len == 0) return NULL;
+    const unsigned char *p = r->rpos;
+    r->rpos += len;
+    r->processed_bytes += len;
+    return p;
+}
+
+/* A zeroed rio with an empty window: every backend's init starts here. */
+void rioInitBase(rio *r);
+/* Empty the window (its buffer is about to be freed). */
+void rioDropWindow(rio *r);
 
 /* The CRC64 of every byte read or written since rioEnableChecksum. */
 uint64_t rioChecksum(rio *r);

@@ -100,7 +100,7 @@ static int rioCodecFlushNoop(rio *r) {
 /* What both directions share: no flush of their own, tell is the
  * uncompressed position, and a buffer of compressed bytes. */
 static void rioCodecInitCommon(rio *r, int codec, size_t cap) {
-    memset(r, 0, sizeof(*r));
+    rioInitBase(r);
     r->tell_fn = rioCodecTell;
     r->flush_fn = rioCodecFlushNoop;
     r->io.codec.codec = codec;
@@ -207,26 +207,16 @@ static size_t rioLz4Fill(rio *r, char *dst, size_t cap) {
 }
 
 static size_t rioCodecFillStage(rio *r) {
-    r->io.codec.upos = 0;
     r->io.codec.ulen = r->io.codec.codec == RIO_CODEC_ZSTD
                            ? rioZstdFill(r, r->io.codec.ubuf, r->io.codec.ucap)
                            : rioLz4Fill(r, r->io.codec.ubuf, r->io.codec.ucap);
+    r->rpos = (const unsigned char *)r->io.codec.ubuf;
+    r->rend = r->rpos + r->io.codec.ulen;
     return r->io.codec.ulen;
 }
 
-static size_t rioCodecStageRead(rio *r, void *buf, size_t len) {
-    char *out = buf;
-    while (len) {
-        size_t avail = r->io.codec.ulen - r->io.codec.upos;
-        if (!avail && !(avail = rioCodecFillStage(r))) return 0;
-        size_t n = avail < len ? avail : len;
-        memcpy(out, r->io.codec.ubuf + r->io.codec.upos, n);
-        r->io.codec.upos += n;
-        out += n;
-        len -= n;
-    }
-    return 1;
-}
+/* The window is the staged ubuf: reads are served from it by rio.h. */
+static int rioCodecWindowFill(rio *r) { return rioCodecFillStage(r) != 0; }
 
 static size_t rioCodecNoWrite(rio *r, const void *buf, size_t len) {
     (void)r, (void)buf, (void)len;
@@ -246,14 +236,13 @@ int rioCodecDetect(FILE *fp) {
 int rioInitCodecReader(rio *r, FILE *fp, int codec) {
     rioCodecInitCommon(r, codec, RIO_CODEC_CHUNK);
     r->write_fn = rioCodecNoWrite;
+    r->fill_fn = rioCodecWindowFill;
     r->io.codec.fp = fp;
     if (codec == RIO_CODEC_ZSTD) {
         r->io.codec.ctx = ZSTD_createDCtx();
-        r->read_fn = rioCodecStageRead;
     } else if (codec == RIO_CODEC_LZ4) {
         LZ4F_dctx *dctx;
         if (!LZ4F_isError(LZ4F_createDecompressionContext(&dctx, LZ4F_VERSION))) r->io.codec.ctx = dctx;
-        r->read_fn = rioCodecStageRead;
     }
     if (!r->io.codec.ctx) {
         rioCodecFree(r);
@@ -266,7 +255,7 @@ int rioCodecAtEnd(rio *r) {
     /* Let the decoder consume the frame's epilogue (it yields no byte);
      * eof then says whether the frame ended. Bytes still staged mean the
      * frame holds more than the RDB: not a clean end either. */
-    if (r->io.codec.upos < r->io.codec.ulen) return 0;
+    if (r->rpos < r->rend) return 0;
     if (!r->io.codec.eof && rioCodecFillStage(r)) return 0;
     return r->io.codec.eof;
 }
@@ -283,6 +272,7 @@ void rioCodecFree(rio *r) {
         }
         r->io.codec.ctx = NULL;
     }
+    rioDropWindow(r);
     zfree(r->io.codec.buf);
     zfree(r->io.codec.ubuf);
     r->io.codec.buf = r->io.codec.ubuf = NULL;

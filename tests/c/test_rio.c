@@ -59,7 +59,8 @@ int main(void) {
         char got[9];
         CHECK(rioRead(&r, got, 9) == 1);
         CHECK(memcmp(got, "123456789", 9) == 0);
-        CHECK(r.cksum == 0xe9c6d914c4b8d9caULL);
+        CHECK(rioChecksum(&r) == 0xe9c6d914c4b8d9caULL);
+        CHECK(rioTell(&r) == 9 && r.processed_bytes == 9);
         /* A short read fails and the error sticks. */
         CHECK(rioRead(&r, got, 1) == 0);
         CHECK(rioHasError(&r));
@@ -109,6 +110,44 @@ int main(void) {
         CHECK(rioRead(&r, got, 1) == 0); /* EOF */
         rioFreeFd(&r);
         close(p[0]);
+    }
+    TEST("fd rio: reads across read-ahead refills, in place, checksum, tell, sticky error") {
+        /* 200 KB through a file: several 64 KB refills, reads of every
+         * size straddling their edges. */
+        FILE *fp = tmpfile();
+        CHECK(fp != NULL);
+        size_t total = 200 * 1024;
+        unsigned char *data = malloc(total);
+        for (size_t i = 0; i < total; i++) data[i] = (unsigned char)(i * 7 + i / 251);
+        CHECK(fwrite(data, 1, total, fp) == total && fflush(fp) == 0);
+        CHECK(lseek(fileno(fp), 0, SEEK_SET) == 0);
+        rio r;
+        rioInitWithFd(&r, fileno(fp));
+        CHECK(rioRead(&r, (unsigned char[1]){0}, 1) == 1); /* before the checksum starts */
+        rioEnableChecksum(&r);
+        size_t pos = 1, step = 1, in_place = 0;
+        int ok = 1;
+        unsigned char buf[5000];
+        while (pos < total) {
+            size_t n = step % 4999 + 1;
+            if (n > total - pos) n = total - pos;
+            const unsigned char *p = (step % 3 == 0) ? rioReadInPlace(&r, n) : NULL;
+            if (p) in_place++;
+            else if (rioRead(&r, buf, n) == 1) p = buf;
+            ok &= p != NULL && memcmp(p, data + pos, n) == 0;
+            pos += n;
+            step = step * 31 + 17;
+            ok &= rioTell(&r) == (off_t)pos && r.processed_bytes == pos;
+        }
+        CHECK(ok);
+        CHECK(in_place > 0);
+        CHECK(rioChecksum(&r) == crc64_bitwise(data + 1, total - 1));
+        CHECK(rioRead(&r, buf, 1) == 0 && rioHasError(&r));
+        CHECK(rioReadInPlace(&r, 1) == NULL && rioRead(&r, buf, 1) == 0);
+        CHECK(r.processed_bytes == total);
+        rioFreeFd(&r);
+        fclose(fp);
+        free(data);
     }
     return TEST_REPORT();
 }
