@@ -23,7 +23,41 @@ extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, si
  * computed without the radix-tree lookup malloc_usable_size makes. */
 extern size_t nallocx(size_t size, int flags) __attribute__((weak));
 
+/* jemalloc's size classes on x86-64 (16-byte quantum after the 8-byte
+ * class, then four classes per doubling past 128 bytes), computed inline:
+ * nallocx is a library call of ~35 instructions, paid by every allocation
+ * (a snapshot load makes ~10 million). Trusted only once it has agreed
+ * with nallocx at every class edge (sizeclass_checked), and only up to
+ * SIZECLASS_MAX. */
+#define SIZECLASS_MAX ((size_t)1 << 30)
+static inline size_t sizeclass_of(size_t size) {
+    if (size <= 8) return 8;
+    if (size <= 128) return (size + 15) & ~(size_t)15;
+    unsigned lg = 63 - (unsigned)__builtin_clzll((unsigned long long)(size - 1));
+    size_t delta = (size_t)1 << (lg - 2);
+    return (size + delta - 1) & ~(delta - 1);
+}
+
+static int sizeclass_ok; /* set before main, read-only after */
+
+/* Every size to 4 KB, then the edges of each class up to SIZECLASS_MAX. */
+int zmalloc_sizeclass_check(void) {
+    if (!nallocx) return 0;
+    for (size_t s = 1; s <= 4096; s++)
+        if (nallocx(s, 0) != sizeclass_of(s)) return 0;
+    for (size_t p = 4096; p < SIZECLASS_MAX; p <<= 1)
+        for (size_t k = 0; k < 4; k++) {
+            size_t edge = p + k * (p / 4);
+            for (size_t s = edge - 1; s <= edge + 1; s++)
+                if (nallocx(s, 0) != sizeclass_of(s)) return 0;
+        }
+    return 1;
+}
+
+__attribute__((constructor)) static void sizeclass_init(void) { sizeclass_ok = zmalloc_sizeclass_check(); }
+
 static inline size_t usable_of_new(void *ptr, size_t size) {
+    if (sizeclass_ok && size <= SIZECLASS_MAX) return sizeclass_of(size);
     return nallocx ? nallocx(size, 0) : malloc_usable_size(ptr);
 }
 
