@@ -184,7 +184,44 @@ int string2ld(const char *s, size_t slen, long double *dp) {
     return 1;
 }
 
+/* The common short decimals ("3", "-12.5", "1000.25"): at most 15 digits,
+ * so the digits make an integer below 2^53 and the power of ten is exact,
+ * and one IEEE division rounds the quotient exactly as strtod rounds the
+ * decimal. 0 when s is not of that form (strtod decides then). */
+static int string2d_short(const char *s, size_t slen, double *dp) {
+    static const double pow10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    const char *p = s, *end = s + slen;
+    int neg = 0;
+    if (p < end && *p == '-') {
+        neg = 1;
+        p++;
+    }
+    uint64_t m = 0;
+    int digits = 0, frac = -1; /* frac: digits after the point, -1 without one */
+    for (; p < end; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (++digits > 15) return 0;
+            m = m * 10 + (uint64_t)(*p - '0');
+            if (frac >= 0) frac++;
+        } else if (*p == '.' && frac < 0 && digits > 0) {
+            frac = 0;
+        } else {
+            return 0;
+        }
+    }
+    if (digits == 0 || frac == 0) return 0; /* "", "-", "5." */
+    double v = frac > 0 ? (double)m / pow10[frac] : (double)m;
+    *dp = neg ? -v : v;
+    return 1;
+}
+
 int string2d(const char *s, size_t slen, double *dp) {
+    double fast;
+    if (slen <= 17 && string2d_short(s, slen, &fast)) {
+        if (dp) *dp = fast;
+        return 1;
+    }
     /* strtod needs a terminator and client buffers may lack one. */
     char stackbuf[256];
     char *buf = stackbuf;

@@ -5,6 +5,7 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test.h"
@@ -436,6 +437,35 @@ int main(void) {
         longnum[1] = '.';
         memset(longnum + 2, '5', sizeof(longnum) - 2);
         CHECK(string2d(longnum, sizeof(longnum), &v) && v > 0.55 && v < 0.56);
+    }
+
+    TEST("string2d's short-decimal path gives strtod's exact double and sign") {
+        /* Random decimals of up to 17 digits (past the 15-digit fast path),
+         * with and without a sign and a point: bit-equal to strtod. */
+        unsigned long long seed = 12345;
+        int ok = 1;
+        for (int i = 0; i < 200000; i++) {
+            char buf[40];
+            size_t n = 0;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            if (seed >> 63) buf[n++] = '-';
+            int digits = 1 + (int)((seed >> 40) % 17), point = (int)((seed >> 20) % (unsigned)(digits + 1));
+            for (int d = 0; d < digits; d++) {
+                if (d == point && d > 0) buf[n++] = '.';
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                buf[n++] = (char)('0' + (seed >> 33) % 10);
+            }
+            buf[n] = '\0';
+            double got, want = strtod(buf, NULL);
+            ok &= string2d(buf, n, &got) == 1 && memcmp(&got, &want, sizeof(got)) == 0;
+        }
+        CHECK(ok);
+        double v;
+        CHECK(string2d("-0", 2, &v) && v == 0 && signbit(v));
+        CHECK(string2d("-0.000", 6, &v) && v == 0 && signbit(v));
+        CHECK(string2d("5.", 2, &v) && v == 5); /* strtod's form, not the fast path's */
+        CHECK(!string2d("-", 1, &v) && !string2d(".", 1, &v) && !string2d("1.2.3", 5, &v));
+        CHECK(string2d("0.1", 3, &v) && v == 0.1 && string2d("123456789012345", 15, &v) && v == 123456789012345.0);
     }
 
     TEST("d2string matches ZSCORE (RESP2)") {
