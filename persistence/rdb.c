@@ -22,6 +22,7 @@
 #include "db.h"
 #include "dict.h"
 #include "intset.h"
+#include "lfu.h"
 #include "listpack.h"
 #include "log.h"
 #include "quicklist.h"
@@ -253,13 +254,17 @@ int rdbSaveKeyValuePair(rio *r, const char *key, size_t keylen, robj *val, long 
         for (int j = 0; j < 8; j++) buf[j] = (unsigned char)(((uint64_t)expire >> (8 * j)) & 0xFF);
         if (rdbSaveType(r, RDB_OPCODE_EXPIRETIME_MS) == -1 || rdbWriteRaw(r, buf, 8) == -1) return -1;
     }
-    /* As Redis: under an LRU policy the idle time travels with the key, so
-     * eviction after a restart picks the same victims. (FREQ, for the LFU
-     * policies, waits for the LFU counter.) */
+    /* As Redis: under an LRU policy the idle time travels with the key, and
+     * under an LFU policy the (decayed) access counter, so eviction after a
+     * restart picks the same victims. */
     if (MAXMEMORY_FLAG_LRU(cfg.maxmemory_policy) &&
         (rdbSaveType(r, RDB_OPCODE_IDLE) == -1 ||
          rdbSaveLen(r, (uint64_t)(estimateObjectIdleTime(val) / 1000)) == -1))
         return -1;
+    if (MAXMEMORY_FLAG_LFU(cfg.maxmemory_policy)) {
+        unsigned char freq = (unsigned char)lfuFreq(val);
+        if (rdbSaveType(r, RDB_OPCODE_FREQ) == -1 || rdbWriteRaw(r, &freq, 1) == -1) return -1;
+    }
     if (rdbSaveObjectType(r, val) == -1) return -1;
     if (rdbSaveRawString(r, (const unsigned char *)key, keylen) == -1) return -1;
     return rdbSaveObject(r, val);

@@ -25,6 +25,7 @@
 #include "db.h"
 #include "dict.h"
 #include "intset.h"
+#include "lfu.h"
 #include "listpack.h"
 #include "log.h"
 #include "quicklist.h"
@@ -834,6 +835,7 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
     int dbid = 0;
     long long expire = -1, now = mstime();
     long long lru_idle = -1; /* from an IDLE opcode, for the next key */
+    int lfu_freq = -1;       /* from a FREQ opcode, for the next key */
     /* Counted in keys as well as bytes: with small keys (and key-load-delay)
      * 2 MB can take seconds, and clients wait that long for any answer. */
     size_t progress_step = cfg.loading_process_events_interval_bytes > 0
@@ -890,6 +892,7 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
         } else if (type == RDB_OPCODE_FREQ) {
             unsigned char freq;
             if (rdbReadByte(r, &freq, &why) == -1) goto fail;
+            lfu_freq = freq;
             continue;
         } else if (type == RDB_OPCODE_EOF) {
             break;
@@ -951,9 +954,11 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
             sdsfree(key);
             goto fail;
         }
+        /* Each kept only by the policy that uses it, as Redis does. */
         if (val && lru_idle != -1 && MAXMEMORY_FLAG_LRU(cfg.maxmemory_policy))
             objectSetIdleSeconds(val, lru_idle);
-        lru_idle = -1;
+        if (val && lfu_freq != -1 && MAXMEMORY_FLAG_LFU(cfg.maxmemory_policy)) lfuSetFreq(val, (unsigned)lfu_freq);
+        lru_idle = lfu_freq = -1;
         if (val && observer) observer->key(observer->ctx, r->processed_bytes, dbid, type, key, val, expire);
         if (val && observer && observer->check_only) {
             stats->keys_loaded++;

@@ -34,8 +34,9 @@
 #define MAXMEMORY_VOLATILE_LFU   5
 #define MAXMEMORY_VOLATILE_RANDOM 6
 #define MAXMEMORY_VOLATILE_TTL   7
-#define MAXMEMORY_FLAG_LFU(p) ((p) == MAXMEMORY_ALLKEYS_LFU || (p) == MAXMEMORY_VOLATILE_LFU)
-#define MAXMEMORY_FLAG_LRU(p) ((p) == MAXMEMORY_ALLKEYS_LRU || (p) == MAXMEMORY_VOLATILE_LRU)
+/* Bit tests, so a lookup's policy check is one branch. */
+#define MAXMEMORY_FLAG_LFU(p) ((((1u << MAXMEMORY_ALLKEYS_LFU) | (1u << MAXMEMORY_VOLATILE_LFU)) >> (p)) & 1u)
+#define MAXMEMORY_FLAG_LRU(p) ((((1u << MAXMEMORY_ALLKEYS_LRU) | (1u << MAXMEMORY_VOLATILE_LRU)) >> (p)) & 1u)
 
 #define DEBUG_CMD_NO    0
 #define DEBUG_CMD_YES   1

@@ -27,6 +27,7 @@
 #include "blocked.h"
 #include "db.h"
 #include "lazyfree.h"
+#include "lfu.h"
 
 uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
 
@@ -141,9 +142,7 @@ int dbExpireIfNeeded(serverDb *db, robj *key, dictEntry *de) {
 
 /* ---- lookups ---- */
 
-static inline void dbTouch(robj *val) {
-    val->lru = lruClock();
-}
+static inline void dbTouch(robj *val) { objectTouch(val); }
 
 static dictEntry *dbFindLive(serverDb *db, robj *key) {
     server.stat_lookups++;
@@ -209,6 +208,8 @@ void dbFindForWrite(serverDb *db, robj *key, keyRef *ref) {
         server.stat_lookups++;
         de = dictFindOrPos(db->dict, key->ptr, &ref->pos);
     }
+    /* A write lookup is an access too, as Redis' lookupKeyWrite. */
+    if (de) dbTouch(dictGetVal(de));
     ref->de = de;
 }
 
@@ -231,6 +232,9 @@ void dbOverwriteValue(keyRef *ref, robj *val) {
     robj *old = dictGetVal(ref->de);
     dictSetVal(ref->db->dict, ref->de, val);
     if (old != val) {
+        /* As Redis 7.0: a new value under the same key keeps its access
+         * counter (SET, INCR, MSET ... on an existing key). */
+        if (MAXMEMORY_FLAG_LFU(cfg.maxmemory_policy)) val->lru = old->lru;
         if (cfg.lazyfree_lazy_server_del) lazyfreeObject(old);
         else decrRefCount(old);
     }

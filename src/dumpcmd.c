@@ -18,6 +18,7 @@
 #include "zmalloc.h"
 #include "debug.h"
 #include "dump.h"
+#include "lfu.h"
 
 #include <limits.h>
 
@@ -108,9 +109,14 @@ void restoreCommand(client *c) {
     dbSetValue(&ref, o);
     if (existed) dbRemoveExpireEntry(c->db, ref.de);
     if (ttl) dbSetExpireEntry(c->db, ref.de, ttl);
-    if (idletime >= 0) objectSetIdleSeconds(o, idletime);
-    /* FREQ is accepted and validated; the LFU counter it sets arrives with
-     * the LFU eviction policies. */
+    /* As Redis: FREQ sets the LFU counter under an LFU policy, IDLETIME
+     * the LRU clock under the others; the other one is ignored. */
+    if (MAXMEMORY_FLAG_LFU(cfg.maxmemory_policy)) {
+        /* A replaced key's counter is not inherited: the value is new. */
+        lfuSetFreq(o, freq >= 0 ? (unsigned)freq : LFU_INIT_VAL);
+    } else if (idletime >= 0) {
+        objectSetIdleSeconds(o, idletime);
+    }
     signalModifiedKey(c, c->db, c->argv[1]);
     notifyKeyspaceEvent(NOTIFY_GENERIC, "restore", c->argv[1], c->db->id);
     server.dirty++;

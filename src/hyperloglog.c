@@ -121,7 +121,6 @@ void pfcountCommand(client *c) {
     }
     server.stat_keyspace_hits++;
     robj *o = dictGetVal(ref.de);
-    o->lru = lruClock();
     if (hllCheckOrReply(c, o) != C_OK) return;
     o = dbUnshareStringValue(&ref);
     uint8_t *h = o->ptr;

@@ -11,6 +11,7 @@
 #include "db.h"
 #include "dict.h"
 #include "keys.h"
+#include "lfu.h"
 #include "log.h"
 #include "object.h"
 #include "reply.h"
@@ -416,9 +417,7 @@ void objectCommand(client *c) {
                           "tracked. Please note that when switching between policies at runtime "
                           "LRU and LFU data will take some time to adjust.");
         } else {
-            /* The LFU counter arrives with maxmemory eviction; until then
-             * every key reports the initial counter a new key gets. */
-            replyLongLong(c, 5);
+            replyLongLong(c, lfuFreq(o));
         }
     } else {
         replyErrorSubcommand(c);

@@ -4,6 +4,7 @@
  * encoding is chosen to minimise memory: int, embstr or raw. */
 #include "client.h"
 #include "config.h"
+#include "lfu.h"
 #include "log.h"
 #include "object.h"
 #include "sds.h"
@@ -21,7 +22,7 @@ robj *createObject(int type, void *ptr) {
     o->encoding = OBJ_ENCODING_RAW;
     o->ptr = ptr;
     o->refcount = 1;
-    o->lru = lruClock();
+    o->lru = objectNewClock();
     return o;
 }
 
@@ -46,7 +47,7 @@ robj *createEmbeddedStringObject(const char *ptr, size_t len) {
     o->encoding = OBJ_ENCODING_EMBSTR;
     o->ptr = sh + 1;
     o->refcount = 1;
-    o->lru = lruClock();
+    o->lru = objectNewClock();
     sh->len = len;
     sh->alloc = len;
     sh->flags = SDS_TYPE_8;

@@ -329,7 +329,6 @@ static int hashFindForWrite(client *c, robj *key, keyRef *ref, robj **o) {
         replyErrorWrongType(c);
         return C_ERR;
     }
-    if (*o) (*o)->lru = lruClock();
     return C_OK;
 }
 

@@ -136,7 +136,6 @@ static robj *listFindForWrite(client *c, robj *key, keyRef *ref, int *wrongtype)
         *wrongtype = 1;
         return NULL;
     }
-    o->lru = lruClock();
     return o;
 }
 

@@ -424,7 +424,6 @@ static int setLookupWrite(client *c, keyRef *ref, robj **set) {
         replyErrorWrongType(c);
         return -1;
     }
-    o->lru = lruClock();
     *set = o;
     return 0;
 }
@@ -540,8 +539,6 @@ void smoveCommand(client *c) {
     if (!dst) {
         dst = setCreateFor(ele);
         dbSetValue(&dref, dst);
-    } else {
-        dst->lru = lruClock();
     }
     signalModifiedKey(c, c->db, c->argv[1]);
     server.dirty++;

@@ -303,7 +303,6 @@ void getexCommand(client *c) {
     }
     if (expire && getExpireMsOrReply(c, expire, flags, &when) != C_OK) return;
     replyBulk(c, o);
-    o->lru = lruClock();
     stringSharedInit();
     robj *key = c->argv[1];
     if ((flags & (SET_EXAT | SET_PXAT)) && when <= dbExpiredNow()) {

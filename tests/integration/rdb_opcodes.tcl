@@ -1,6 +1,7 @@
 # rdb_opcodes.tcl -- the per-key and per-file opcodes beyond the values: IDLE
 # (written and read under an LRU maxmemory policy, as Redis does, so idle
-# times survive a restart and move between cairn and redis-server) and
+# times survive a restart and move between cairn and redis-server; FREQ,
+# its LFU counterpart, is tested in lfu.tcl) and
 # FUNCTION2 (a Redis 7 functions library, skipped with a warning while the
 # data around it loads).
 
@@ -22,10 +23,11 @@ test "Under allkeys-lru, idle times survive SAVE and a restart" {
     assert {[r $c OBJECT IDLETIME fresh] < 100}
 }
 
-test "Without an LRU policy no IDLE is written, and a loaded key starts fresh" {
+test "Without an LRU policy no IDLE is written, and a loaded key starts fresh; LFU writes FREQ" {
     # The same three keys saved under each policy: only the LRU file carries
-    # an IDLE opcode (and a length) before each key.
-    foreach policy {noeviction allkeys-lru} {
+    # an IDLE opcode (and a length) before each key, only the LFU file a
+    # FREQ opcode (and the counter byte).
+    foreach policy {noeviction allkeys-lru allkeys-lfu} {
         set srv [start_server -config [list maxmemory-policy $policy]]
         set c [client $srv]
         r $c SET k v
@@ -42,6 +44,7 @@ test "Without an LRU policy no IDLE is written, and a loaded key starts fresh" {
     }
     # IDLE 0 twice (opcode + 1-byte length) and IDLE 5000 (opcode + 2 bytes).
     assert_equal [expr {$size(noeviction) + 2 + 2 + 3}] $size(allkeys-lru)
+    assert_equal [expr {$size(noeviction) + 3 * 2}] $size(allkeys-lfu)
 }
 
 test "redis-server's IDLE opcodes load into cairn, and cairn's into redis-server" {
