@@ -17,6 +17,7 @@
 #include "event.h"
 #include "info.h"
 #include "keys.h"
+#include "lfu.h"
 #include "log.h"
 #include "multi.h"
 #include "object.h"
