@@ -336,7 +336,7 @@ static int aofWriteBase(const char *path, int rdb) {
     rio r;
     rioInitWithFile(&r, fp);
     if (cfg.aof_rewrite_incremental_fsync) rioSetAutoSync(&r, AOF_AUTOSYNC_BYTES);
-    int ret = rdb ? rdbSaveRio(&r, NULL) : aofWriteCommandsBase(&r);
+    int ret = rdb ? rdbSaveRio(&r, NULL, 1) : aofWriteCommandsBase(&r);
     if (ret == 0 && fflush(fp) != 0) ret = -1;
     if (ret == 0 && fsync(fileno(fp)) == -1) ret = -1;
     int e = errno;

@@ -295,7 +295,7 @@ static rdbSaveProgressFn *save_progress;
 void rdbSaveSetProgress(rdbSaveProgressFn *fn) { save_progress = fn; }
 #define RDB_SAVE_PROGRESS_KEYS 64
 
-int rdbSaveRio(rio *r, long long *keys) {
+int rdbSaveRio(rio *r, long long *keys, int aof_base) {
     char magic[10];
     long long written = 0;
     if (cfg.rdb_checksum) rioEnableChecksum(r);
@@ -305,7 +305,7 @@ int rdbSaveRio(rio *r, long long *keys) {
         rdbSaveAuxInt(r, "redis-bits", (long long)sizeof(void *) * 8) == -1 ||
         rdbSaveAuxInt(r, "ctime", (long long)time(NULL)) == -1 ||
         rdbSaveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) == -1 ||
-        rdbSaveAuxInt(r, "aof-base", 0) == -1)
+        rdbSaveAuxInt(r, "aof-base", aof_base ? 1 : 0) == -1)
         return -1;
     rdbReplInfo ri;
     if (repl_info_source && repl_info_source(&ri) &&
@@ -385,7 +385,7 @@ int rdbSaveFile(const char *filename, sds *err) {
         r = &codec;
         step = "writing";
     }
-    if (rdbSaveRio(r, NULL) == -1) {
+    if (rdbSaveRio(r, NULL, 0) == -1) {
         if (r == &codec) rioCodecFree(&codec);
         goto werr;
     }

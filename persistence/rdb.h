@@ -88,8 +88,10 @@ int rdbSaveObjectType(rio *r, const robj *o);
 int rdbSaveObject(rio *r, robj *o);
 /* [EXPIRETIME_MS] type key value. */
 int rdbSaveKeyValuePair(rio *r, const char *key, size_t keylen, robj *val, long long expire);
-/* A whole snapshot. *keys (if not NULL) counts the keys written. */
-int rdbSaveRio(rio *r, long long *keys);
+/* A whole snapshot. *keys (if not NULL) counts the keys written. aof_base
+ * is 1 for an AOF base file, so its aof-base AUX field says so, as Redis
+ * writes it (a tool can tell a preamble from a standalone snapshot). */
+int rdbSaveRio(rio *r, long long *keys, int aof_base);
 /* Called by rdbSaveRio every 64 keys with the keys written so far (a
  * BGSAVE child reports them to the parent). NULL: none. */
 typedef void rdbSaveProgressFn(long long keys);

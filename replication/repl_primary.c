@@ -329,7 +329,7 @@ static int replChildWriteSocketFormat(int fd) {
     rioInitWithFd(&r, fd);
     int n = snprintf(hdr, sizeof(hdr), "$EOF:%s\r\n", mark);
     if (rioWrite(&r, hdr, (size_t)n) == 0) return -1;
-    if (rdbSaveRio(&r, NULL) == -1) return -1;
+    if (rdbSaveRio(&r, NULL, 0) == -1) return -1;
     if (rioWrite(&r, mark, REPL_ID_LEN) == 0) return -1;
     return rioFlush(&r) ? 0 : -1;
 }

@@ -54,7 +54,10 @@ test "appendonly yes starts with a base, an incremental file and Redis' manifest
     set c [client $srv]
     assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" \
         [manifest $srv]
-    assert_equal REDIS [string range [read_bytes [file join [aofdir $srv] appendonly.aof.1.base.rdb]] 0 4]
+    set base [read_bytes [file join [aofdir $srv] appendonly.aof.1.base.rdb]]
+    assert_equal REDIS [string range $base 0 4]
+    # Its aof-base AUX field is 1, as in Redis' preambles (a SAVE writes 0).
+    assert {[string first "\xfa\x08aof-base\xc0\x01" $base] > 0}
     r $c SET k v
     r $c SELECT 3
     r $c SET k3 v3
