@@ -6,7 +6,7 @@ CC ?= cc
 OPT ?= -O2
 WARN := -Wall -Wextra
 CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc -Ipersistence -Ireplication
-LIBS := -lm -lpthread -llz4 -lzstd -llzf -lcrypto
+LIBS := -lm -lpthread -llz4 -lzstd -llzf -lssl -lcrypto
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize

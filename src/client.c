@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "config.h"
 #include "conn.h"
+#include "conn_tls.h"
 #include "db.h"
 #include "dict.h"
 #include "event.h"
@@ -38,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 /* Don't let one client monopolise the loop: after this many bytes written in
  * one go, the rest waits for the next iteration (unless memory is short). */
@@ -543,10 +545,19 @@ static void clientAcceptCommon(connection *conn, int flags, const char *ip, int 
  * a connection storm cannot starve established clients. */
 #define MAX_ACCEPTS_PER_CALL 1000
 
-void clientAcceptTcp(eventLoop *el, int fd, void *data, int mask) {
-    (void)el;
-    (void)data;
-    (void)mask;
+/* A TLS connection whose handshake ended: a client if it succeeded. */
+static void clientTlsHandshakeDone(connection *conn) {
+    if (conn->state != CONN_STATE_CONNECTED) {
+        connClose(conn); /* conn_tls logged why */
+        return;
+    }
+    char addr[NET_ADDR_STR_LEN];
+    connFormatPeer(conn, addr, sizeof(addr), 0);
+    int local = !strncmp(addr, "127.0.0.1:", 10) || !strncmp(addr, "[::1]:", 6);
+    clientAcceptCommon(conn, 0, addr, local);
+}
+
+static void clientAcceptInet(int fd, int tls) {
     char ip[NET_IP_STR_LEN];
     int port;
     for (int i = 0; i < MAX_ACCEPTS_PER_CALL; i++) {
@@ -558,11 +569,31 @@ void clientAcceptTcp(eventLoop *el, int fd, void *data, int mask) {
         }
         netSetTcpNoDelay(cfd);
         if (cfg.tcpkeepalive) netSetKeepAlive(cfd, cfg.tcpkeepalive);
+        if (tls) {
+            connection *conn = connCreateAcceptedTls(cfd);
+            if (!conn) close(cfd);
+            else if (connAccept(conn, clientTlsHandshakeDone) == -1) connClose(conn);
+            continue;
+        }
         char addr[NET_ADDR_STR_LEN];
         netFormatAddr(addr, sizeof(addr), ip, port);
         clientAcceptCommon(connCreateAccepted(&connTcpType, cfd), 0, addr,
                            !strcmp(ip, "127.0.0.1") || !strcmp(ip, "::1"));
     }
+}
+
+void clientAcceptTcp(eventLoop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)data;
+    (void)mask;
+    clientAcceptInet(fd, 0);
+}
+
+void clientAcceptTls(eventLoop *el, int fd, void *data, int mask) {
+    (void)el;
+    (void)data;
+    (void)mask;
+    clientAcceptInet(fd, 1);
 }
 
 void clientAcceptUnix(eventLoop *el, int fd, void *data, int mask) {

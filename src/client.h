@@ -2,7 +2,7 @@
  * lifecycle client.c implements (create, read and parse input, write
  * output, limits, free), plus CLIENT PAUSE (conncmd.c).
  *
- * A client enters through clientAcceptTcp/clientAcceptUnix (or
+ * A client enters through clientAcceptTcp/clientAcceptUnix/clientAcceptTls (or
  * clientCreate(NULL, ...) for a fake one) and leaves through clientFree or
  * clientFreeAsync; the client owns its query buffer, argv, reply buffer and
  * blocks. The modules that keep state per client (blocked.c, pubsub.c,
@@ -160,6 +160,9 @@ void clientReset(client *c);
 void clientSetProtocolError(client *c, const char *err);
 void clientAcceptTcp(eventLoop *el, int fd, void *data, int mask);
 void clientAcceptUnix(eventLoop *el, int fd, void *data, int mask);
+/* The tls-port listener: each connection becomes a client once its TLS
+ * handshake is done (conn_tls.c), without blocking the loop meanwhile. */
+void clientAcceptTls(eventLoop *el, int fd, void *data, int mask);
 int clientWrite(client *c, int handler_installed);
 void clientsHandlePendingWrites(void);
 int clientsCron(void);

@@ -64,6 +64,8 @@ static const configEnum maxmemoryEnum[] = {{"volatile-lru", MAXMEMORY_VOLATILE_L
     {"volatile-ttl", MAXMEMORY_VOLATILE_TTL}, {"allkeys-lru", MAXMEMORY_ALLKEYS_LRU},
     {"allkeys-lfu", MAXMEMORY_ALLKEYS_LFU}, {"allkeys-random", MAXMEMORY_ALLKEYS_RANDOM},
     {"noeviction", MAXMEMORY_NO_EVICTION}, {NULL, 0}};
+static const configEnum tlsAuthEnum[] = {{"no", TLS_CLIENT_AUTH_NO}, {"yes", TLS_CLIENT_AUTH_YES},
+                                         {"optional", TLS_CLIENT_AUTH_OPTIONAL}, {NULL, 0}};
 static const configEnum appendfsyncEnum[] = {{"everysec", APPENDFSYNC_EVERYSEC},
     {"always", APPENDFSYNC_ALWAYS}, {"no", APPENDFSYNC_NO}, {NULL, 0}};
 static const configEnum snapshotCompressionEnum[] = {{"none", SNAPSHOT_COMPRESSION_NONE},
@@ -761,6 +763,29 @@ const directive directives[] = {
     N("client-query-buffer-limit", NULL, MEM, client_max_querybuf_len, 1024 * 1024, LLONG_MAX, "1073741824"),
     X("client-output-buffer-limit", NULL, F_MULTIARG,
       "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60", cob, .rewrite = cobRewrite),
+
+    /* TLS. A file directive is F_VOLATILE: setting the same path again
+     * reloads it, which is how a renewed certificate is picked up. */
+    N("tls-port", NULL, F_NEEDHOOK, tls_port, 0, 65535, "0", HOOK(tls_port)),
+    S("tls-cert-file", NULL, F_EMPTYNULL | F_VOLATILE, tls_cert_file, NULL, HOOK(tls)),
+    S("tls-key-file", NULL, F_EMPTYNULL | F_VOLATILE, tls_key_file, NULL, HOOK(tls)),
+    S("tls-key-file-pass", NULL, F_EMPTYNULL | F_SENSITIVE, tls_key_file_pass, NULL, HOOK(tls)),
+    S("tls-client-cert-file", NULL, F_EMPTYNULL | F_VOLATILE, tls_client_cert_file, NULL, HOOK(tls)),
+    S("tls-client-key-file", NULL, F_EMPTYNULL | F_VOLATILE, tls_client_key_file, NULL, HOOK(tls)),
+    S("tls-client-key-file-pass", NULL, F_EMPTYNULL | F_SENSITIVE, tls_client_key_file_pass, NULL, HOOK(tls)),
+    S("tls-dh-params-file", NULL, F_EMPTYNULL | F_VOLATILE, tls_dh_params_file, NULL, HOOK(tls)),
+    S("tls-ca-cert-file", NULL, F_EMPTYNULL | F_VOLATILE, tls_ca_cert_file, NULL, HOOK(tls)),
+    S("tls-ca-cert-dir", NULL, F_EMPTYNULL | F_VOLATILE, tls_ca_cert_dir, NULL, HOOK(tls)),
+    E("tls-auth-clients", NULL, 0, tls_auth_clients, tlsAuthEnum, "yes", HOOK(tls)),
+    S("tls-protocols", NULL, F_EMPTYNULL, tls_protocols, NULL, HOOK(tls)),
+    S("tls-ciphers", NULL, F_EMPTYNULL, tls_ciphers, NULL, HOOK(tls)),
+    S("tls-ciphersuites", NULL, F_EMPTYNULL, tls_ciphersuites, NULL, HOOK(tls)),
+    B("tls-prefer-server-ciphers", NULL, 0, tls_prefer_server_ciphers, "no", HOOK(tls)),
+    B("tls-session-caching", NULL, 0, tls_session_caching, "yes", HOOK(tls)),
+    N("tls-session-cache-size", NULL, 0, tls_session_cache_size, 0, INT_MAX, "20480", HOOK(tls)),
+    N("tls-session-cache-timeout", NULL, 0, tls_session_cache_timeout, 0, INT_MAX, "300", HOOK(tls)),
+    B("tls-replication", NULL, 0, tls_replication, "no", HOOK(tls)),
+    B("tls-cluster", NULL, 0, tls_cluster, "no", HOOK(tls)),
     S("requirepass", NULL, F_EMPTYNULL | F_SENSITIVE | F_BINARY, requirepass, NULL, HOOK(requirepass)),
     N("tracking-table-max-keys", NULL, 0, tracking_table_max_keys, 0, LLONG_MAX, "1000000"),
 

@@ -42,6 +42,10 @@
 #define DEBUG_CMD_YES   1
 #define DEBUG_CMD_LOCAL 2
 
+#define TLS_CLIENT_AUTH_NO       0
+#define TLS_CLIENT_AUTH_YES      1
+#define TLS_CLIENT_AUTH_OPTIONAL 2
+
 #define APPENDFSYNC_NO       0
 #define APPENDFSYNC_ALWAYS   1
 #define APPENDFSYNC_EVERYSEC 2
@@ -124,6 +128,20 @@ typedef struct cairnConfig {
     unsigned long long client_max_querybuf_len;
     clientBufferLimit client_obuf_limits[CLIENT_TYPE_OBUF_COUNT];
     char *requirepass;         /* NULL: no password; an sds (may hold NUL bytes) */
+
+    /* TLS (tls.c builds the OpenSSL contexts from these; NULL = not set) */
+    int tls_port;
+    char *tls_cert_file, *tls_key_file, *tls_key_file_pass;
+    char *tls_client_cert_file, *tls_client_key_file, *tls_client_key_file_pass;
+    char *tls_dh_params_file, *tls_ca_cert_file, *tls_ca_cert_dir;
+    int tls_auth_clients;      /* TLS_CLIENT_AUTH_* */
+    char *tls_protocols, *tls_ciphers, *tls_ciphersuites;
+    int tls_prefer_server_ciphers;
+    int tls_session_caching;
+    int tls_session_cache_size;
+    int tls_session_cache_timeout;
+    int tls_replication;       /* stored for the replication work */
+    int tls_cluster;           /* accepted; there is no cluster bus */
 
     /* Keyspace */
     int dbnum;                 /* databases */
@@ -269,6 +287,8 @@ typedef struct configHooks {
     configApplyFn *apply_maxmemory;      /* cfg.maxmemory */
     configApplyFn *apply_port;           /* cfg.port: re-listen */
     configApplyFn *apply_bind;           /* cfg.bindaddr: re-listen */
+    configApplyFn *apply_tls_port;       /* cfg.tls_port: re-listen (and load TLS if new) */
+    configApplyFn *apply_tls;            /* any other tls-*: rebuild the SSL contexts */
     configApplyFn *apply_oom_score_adj;  /* oom-score-adj and -values */
     configApplyFn *apply_proc_title;     /* proc-title-template */
     configApplyFn *apply_jemalloc_bg_thread;

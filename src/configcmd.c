@@ -143,7 +143,7 @@ static void configSet(client *c) {
         }
         if (!*d->apply) continue;
         for (int j = 0; j < nfns; j++) known |= fns[j] == *d->apply;
-        if (changed && !known) {
+        if ((changed || (d->flags & F_VOLATILE)) && !known) {
             fns[nfns] = *d->apply;
             fnOwner[nfns++] = i;
         }

@@ -2,9 +2,9 @@
  *
  * A connection is a socket plus a type (a vtable). The client layer only
  * calls connRead/connWrite/connWritev/connSetReadHandler/... and never sees
- * the fd's kind, so TLS can later plug in as another connType without
- * touching the command core. Plain TCP and Unix sockets share the socket
- * implementation and differ only in how the peer is named.
+ * the fd's kind: TLS (conn_tls.c) is another connType, and the command core
+ * does not know which one it serves. Plain TCP and Unix sockets share the
+ * socket implementation and differ only in how the peer is named.
  *
  * Ownership: the connection owns its fd; connClose closes both. private_data
  * (the client) belongs to the caller. */
@@ -35,6 +35,10 @@ typedef struct connType {
     /* Start a non-blocking connect; cb runs once it succeeded or failed
      * (conn->state CONNECTED or ERROR). C_ERR if it failed at once. */
     int (*connect)(connection *conn, const char *host, int port, const char *src_addr, connCallback cb);
+    /* Optional: complete an accepted connection (the TLS handshake) without
+     * blocking, then call cb, which owns it: state CONN_STATE_CONNECTED on
+     * success, else CONN_STATE_ERROR and cb closes it. NULL: ready at once. */
+    int (*accept)(connection *conn, connCallback cb);
 } connType;
 
 struct connection {
@@ -77,6 +81,13 @@ static inline int connSetWriteHandler(connection *c, connCallback cb, int barrie
     return c->type->set_write_handler(c, cb, barrier);
 }
 static inline void connClose(connection *c) { c->type->close(c); }
+static inline int connAccept(connection *c, connCallback cb) {
+    if (!c->type->accept) {
+        cb(c);
+        return 0;
+    }
+    return c->type->accept(c, cb);
+}
 static inline int connFormatPeer(connection *c, char *buf, size_t len, int local) {
     return c->type->format_peer(c, buf, len, local);
 }

@@ -36,6 +36,7 @@ struct eventLoop {
     timeEvent *timers;
     long long next_timer_id;
     int stop;
+    int poll_now; /* set by beforeSleep: don't block in this turn's epoll_wait */
     evSleepProc *beforesleep, *aftersleep;
 };
 
@@ -195,7 +196,8 @@ static int elProcess(eventLoop *el, int dontwait, int timers) {
     long long wait_us = dontwait ? 0 : elNearestTimer(el);
     if (el->beforesleep) el->beforesleep(el);
     int timeout_ms = wait_us < 0 ? -1 : (int)((wait_us + 999) / 1000);
-    if (el->stop) timeout_ms = 0;
+    if (el->stop || el->poll_now) timeout_ms = 0;
+    el->poll_now = 0;
     int n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
     if (el->aftersleep) el->aftersleep(el);
     for (int j = 0; j < n; j++) {
@@ -243,3 +245,5 @@ void elMain(eventLoop *el) {
 }
 
 void elStop(eventLoop *el) { el->stop = 1; }
+
+void elPollNow(eventLoop *el) { el->poll_now = 1; }

@@ -44,5 +44,8 @@ int elProcessEvents(eventLoop *el, int dontwait);
 int elProcessFileEventsNow(eventLoop *el);
 void elMain(eventLoop *el);
 void elStop(eventLoop *el);
+/* From beforeSleep: this turn's wait must not block (work is ready that no
+ * fd will announce, e.g. input already decrypted inside OpenSSL). */
+void elPollNow(eventLoop *el);
 
 #endif

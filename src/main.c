@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "config.h"
 #include "conn.h"
+#include "conn_tls.h"
 #include "db.h"
 #include "dict.h"
 #include "event.h"
@@ -18,6 +19,7 @@
 #include "propagate.h"
 #include "sds.h"
 #include "server_state.h"
+#include "tls.h"
 #include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -91,12 +93,17 @@ void resetServerStats(void) {
     errorStatsReset();
 }
 
-static void closeListeners(void) {
-    for (int j = 0; j < server.listen_count; j++) {
-        elDelFile(server.el, server.listen_fds[j], EV_READABLE);
-        close(server.listen_fds[j]);
+static void closeListenerSet(int *fds, int *count) {
+    for (int j = 0; j < *count; j++) {
+        elDelFile(server.el, fds[j], EV_READABLE);
+        close(fds[j]);
     }
-    server.listen_count = 0;
+    *count = 0;
+}
+
+static void closeListeners(void) {
+    closeListenerSet(server.listen_fds, &server.listen_count);
+    closeListenerSet(server.tls_listen_fds, &server.tls_listen_count);
     if (server.unix_fd != -1) {
         elDelFile(server.el, server.unix_fd, EV_READABLE);
         close(server.unix_fd);
@@ -175,6 +182,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     clientsCron();
     blockedCheckTimeouts();
     pauseCheckTimeout();
+    tlsHandshakeCron();
     if (debugActiveExpireEnabled()) dbsCron();
     else if (cfg.activerehashing) {
         for (int j = 0; j < cfg.dbnum; j++)
@@ -185,7 +193,8 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
 }
 
 static void beforeSleep(eventLoop *el) {
-    (void)el;
+    /* First: the input it serves may block or wake clients, and replies. */
+    if (tlsProcessPending()) elPollNow(el);
     handleClientsBlockedOnKeys();
     processUnblockedClients();
     trackingBroadcast();
@@ -206,75 +215,87 @@ static void afterSleep(eventLoop *el) {
     updateCachedTime();
 }
 
-/* Open listeners for cfg.bindaddr/cfg.port into fds; returns the count or
+/* Open listeners for cfg.bindaddr on `port` into fds; returns the count or
  * -1 on failure (then nothing stays open). */
-static int listenOpen(int *fds) {
+static int listenOpen(int *fds, int port) {
     char **addrs = cfg.bindaddr;
     int count = cfg.bindaddr_count;
     int n = 0;
     /* bind "" (no address) means no TCP listener at all, as port 0 does;
      * the default "* -::*" is an ordinary value of the directive. */
-    if (cfg.port == 0 || count == 0) return 0;
+    if (port == 0 || count == 0) return 0;
     for (int j = 0; j < count; j++) {
         const char *addr = addrs[j];
         int optional = addr[0] == '-';
         if (optional) addr++;
-        int fd = netTcpListen(server.neterr, sizeof(server.neterr), addr, cfg.port, cfg.tcp_backlog);
+        int fd = netTcpListen(server.neterr, sizeof(server.neterr), addr, port, cfg.tcp_backlog);
         if (fd == -1) {
             if (optional || errno == EAFNOSUPPORT || errno == EADDRNOTAVAIL) {
                 serverLog(LL_NOTICE, "Skipping optional bind address %s: %s", addr, server.neterr);
                 continue;
             }
             serverLog(LL_WARNING, "Warning: Could not create server TCP listening socket %s:%d: %s",
-                      addr, cfg.port, server.neterr);
+                      addr, port, server.neterr);
             while (n) close(fds[--n]);
             return -1;
         }
         fds[n++] = fd;
     }
     if (n == 0) {
-        serverLog(LL_WARNING, "Failed listening on port %d (no usable bind address)", cfg.port);
+        serverLog(LL_WARNING, "Failed listening on port %d (no usable bind address)", port);
         return -1;
     }
     return n;
 }
 
+/* Replace the listeners in fds/count by the n in newfds. */
+static void listenInstall(int *fds, int *count, const int *newfds, int n, evFileProc *accept) {
+    closeListenerSet(fds, count);
+    memcpy(fds, newfds, sizeof(int) * n);
+    *count = n;
+    for (int k = 0; k < n; k++) elAddFile(server.el, fds[k], EV_READABLE, accept, NULL);
+}
+
 static int listenToPort(void) {
-    int n = listenOpen(server.listen_fds);
+    int fds[CONFIG_MAX_BIND * 2];
+    int n = listenOpen(fds, cfg.port);
     if (n < 0) return C_ERR;
-    server.listen_count = n;
-    for (int k = 0; k < n; k++)
-        elAddFile(server.el, server.listen_fds[k], EV_READABLE, clientAcceptTcp, NULL);
+    listenInstall(server.listen_fds, &server.listen_count, fds, n, clientAcceptTcp);
+    n = listenOpen(fds, cfg.tls_port);
+    if (n < 0) return C_ERR;
+    listenInstall(server.tls_listen_fds, &server.tls_listen_count, fds, n, clientAcceptTls);
     return C_OK;
 }
 
-/* CONFIG SET port/bind: open the new listeners first, so a failure leaves
- * the old ones serving. */
-static int applyListenWith(const char **err, const char *failure) {
-    int fds[CONFIG_MAX_BIND * 2];
-    int n = listenOpen(fds);
-    if (n < 0) {
+/* CONFIG SET port/tls-port/bind: open the new listeners first, so a failure
+ * leaves the old ones serving. */
+static int applyListenWith(const char **err, const char *failure, int tcp, int tls) {
+    int fds[CONFIG_MAX_BIND * 2], tlsfds[CONFIG_MAX_BIND * 2];
+    int n = tcp ? listenOpen(fds, cfg.port) : 0;
+    int ntls = n >= 0 && tls ? listenOpen(tlsfds, cfg.tls_port) : 0;
+    if (n < 0 || ntls < 0) {
+        while (n > 0) close(fds[--n]);
         *err = failure;
         return 0;
     }
-    for (int j = 0; j < server.listen_count; j++) {
-        elDelFile(server.el, server.listen_fds[j], EV_READABLE);
-        close(server.listen_fds[j]);
-    }
-    memcpy(server.listen_fds, fds, sizeof(int) * n);
-    server.listen_count = n;
-    for (int k = 0; k < n; k++)
-        elAddFile(server.el, server.listen_fds[k], EV_READABLE, clientAcceptTcp, NULL);
+    if (tcp) listenInstall(server.listen_fds, &server.listen_count, fds, n, clientAcceptTcp);
+    if (tls) listenInstall(server.tls_listen_fds, &server.tls_listen_count, tlsfds, ntls, clientAcceptTls);
     return 1;
 }
 
 /* Redis' messages differ by directive. */
 static int applyPort(const char **err) {
-    return applyListenWith(err, "Unable to listen on this port. Check server logs.");
+    return applyListenWith(err, "Unable to listen on this port. Check server logs.", 1, 0);
 }
 
 static int applyBind(const char **err) {
-    return applyListenWith(err, "Failed to bind to specified addresses.");
+    return applyListenWith(err, "Failed to bind to specified addresses.", 1, 1);
+}
+
+/* A tls-port on a server that had none loads the certificates first. */
+static int applyTlsPort(const char **err) {
+    if (cfg.tls_port && !tlsServerCtx() && !tlsApplyConfig(err)) return 0;
+    return applyListenWith(err, "Unable to listen on this port. Check server logs.", 0, 1);
 }
 
 static int applyMaxclients(const char **err) {
@@ -511,6 +532,15 @@ int main(int argc, char **argv) {
     propagateInit();
     bioInit();
 
+    tlsInit();
+    if (tlsWanted()) {
+        char tlserr[512];
+        if (tlsConfigure(tlserr, sizeof(tlserr)) == -1) {
+            serverLog(LL_WARNING, "%s", tlserr);
+            serverLog(LL_WARNING, "Failed to configure TLS. Check logs for more info.");
+            exit(1);
+        }
+    }
     if (listenToPort() == C_ERR) exit(1);
     if (cfg.unixsocket) {
         server.unix_fd = netUnixListen(server.neterr, sizeof(server.neterr), cfg.unixsocket,
@@ -521,12 +551,14 @@ int main(int argc, char **argv) {
         }
         elAddFile(server.el, server.unix_fd, EV_READABLE, clientAcceptUnix, NULL);
     }
-    if (server.listen_count == 0 && !cfg.unixsocket) {
+    if (server.listen_count == 0 && server.tls_listen_count == 0 && !cfg.unixsocket) {
         serverLog(LL_WARNING, "Configured to not listen anywhere, exiting.");
         exit(1);
     }
     cfgHooks.apply_port = applyPort;
     cfgHooks.apply_bind = applyBind;
+    cfgHooks.apply_tls_port = applyTlsPort;
+    cfgHooks.apply_tls = tlsApplyConfig;
     cfgHooks.apply_maxclients = applyMaxclients;
     cfgHooks.apply_hz = applyHz;
     cfgHooks.apply_oom_score_adj = applyOomScoreAdj;
@@ -548,7 +580,9 @@ int main(int argc, char **argv) {
     infoRecordStartupMemory(); /* INFO's used_memory_startup */
     mainBanner();
     serverLog(LL_NOTICE, "Server initialized");
-    serverLog(LL_NOTICE, "Ready to accept connections tcp");
+    if (server.listen_count) serverLog(LL_NOTICE, "Ready to accept connections tcp");
+    if (cfg.unixsocket) serverLog(LL_NOTICE, "Ready to accept connections unix");
+    if (server.tls_listen_count) serverLog(LL_NOTICE, "Ready to accept connections tls");
     elMain(server.el);
     return 0;
 }

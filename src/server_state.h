@@ -35,6 +35,8 @@ struct cairnServer {
     serverDb *db;
     int listen_fds[CONFIG_MAX_BIND * 2];
     int listen_count;
+    int tls_listen_fds[CONFIG_MAX_BIND * 2]; /* tls-port, on the same bind addresses */
+    int tls_listen_count;
     int unix_fd;
     char neterr[256];
     /* Clients */
