@@ -49,6 +49,9 @@
 #define CLIENT_QBUF_SHRINK_MIN (32 * 1024)
 
 static void clientReadHandler(connection *conn);
+/* DEBUG READ-CHUNK: the most bytes one read asks for (0: no limit), so tests
+ * can leave input inside a transport (TLS) and see it served anyway. */
+static size_t read_chunk_limit;
 static void clientWriteHandler(connection *conn);
 
 client *clientCreate(connection *conn, int flags) {
@@ -284,6 +287,7 @@ static void clientReadHandler(connection *conn) {
         c->querybuf = sdsMakeRoomFor(c->querybuf, readlen);
         readlen = sdsavail(c->querybuf);
     }
+    if (read_chunk_limit && readlen > read_chunk_limit) readlen = read_chunk_limit;
     ssize_t n = connRead(conn, c->querybuf + sdslen(c->querybuf), readlen);
     if (n == 0) {
         serverLog(LL_VERBOSE, "Client closed connection id=%llu addr=%s",
@@ -658,6 +662,8 @@ static long reply_buffer_peak_reset_ms = 5000; /* -1: never reset the peak */
 static int reply_buffer_resizing = 1;
 
 void clientSetReplyBufferPeakReset(long ms) { reply_buffer_peak_reset_ms = ms; }
+
+void clientSetReadChunk(size_t bytes) { read_chunk_limit = bytes; }
 void clientSetReplyBufferResizing(int on) { reply_buffer_resizing = on; }
 
 /* Shrink the static reply buffer of a client that used less than half of

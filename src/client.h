@@ -169,6 +169,7 @@ int clientsCron(void);
 /* DEBUG REPLYBUFFER: how often a client's reply buffer peak restarts (-1:
  * never) and whether the cron resizes reply buffers at all. */
 void clientSetReplyBufferPeakReset(long ms);
+void clientSetReadChunk(size_t bytes); /* DEBUG READ-CHUNK */
 void clientSetReplyBufferResizing(int on);
 const char *clientTypeName(client *c);
 int clientType(client *c);

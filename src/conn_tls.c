@@ -13,7 +13,9 @@
  * state with tlsClientCtx() and run through the same machinery.
  *
  * Three lists, through the same links (a connection is in at most one):
- *  - handshaking: connections still in their handshake, for the timeout;
+ *  - handshaking: connections still in their handshake, for the timeout,
+ *    and failed ones lingering until the peer has read the alert (closed
+ *    by their owner already, freed here);
  *  - pending: connections whose last read filled the caller's buffer while
  *    OpenSSL still held decrypted bytes, which epoll will never report;
  *    tlsProcessPending (before the loop sleeps) calls their read handlers;
@@ -38,6 +40,7 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* A handshake not done after this long is abandoned, so stalled peers
@@ -51,6 +54,10 @@
 #define TLS_READ_WANTS_WRITE (1 << 1)
 #define TLS_WRITE_WANTS_READ (1 << 2)
 #define TLS_BARRIER          (1 << 3)
+#define TLS_LINGER_ON_CLOSE  (1 << 4) /* a failed handshake: close gracefully */
+#define TLS_LINGERING        (1 << 5) /* closed by its owner, draining the peer's input */
+/* How long a failed handshake's socket is drained before it is closed. */
+#define TLS_LINGER_MS 2000
 
 typedef struct tlsConn {
     connection c; /* first: a connection * is a tlsConn * */
@@ -83,6 +90,8 @@ static void tlsListRemove(tlsConn *t) {
 }
 
 static void tlsEventHandler(eventLoop *el, int fd, void *data, int mask);
+static void tlsLingerDrain(tlsConn *t);
+static void tlsFree(tlsConn *t);
 
 /* Register exactly the events the connection's state asks for. Called only
  * when a handler or a want-flag changes, never on an ordinary read/write. */
@@ -143,8 +152,16 @@ static void tlsHandshakeStep(tlsConn *t) {
     char reason[256], peer[128];
     connTcpType.format_peer(&t->c, peer, sizeof(peer), 0);
     t->c.last_errno = e == SSL_ERROR_SYSCALL && errno ? errno : EPROTO;
-    serverLog(LL_VERBOSE, "Error accepting a client connection: %s (addr=%s)",
-              tlsErrorReason(reason, sizeof(reason), e), peer);
+    long verify = SSL_get_verify_result(t->ssl);
+    /* As Redis, at warning level: a refused certificate is an operator's
+     * business. Which check failed is worth saying. */
+    serverLog(LL_WARNING, "Error accepting a client connection: %s%s%s (addr=%s)",
+              tlsErrorReason(reason, sizeof(reason), e), verify != X509_V_OK ? ": " : "",
+              verify != X509_V_OK ? X509_verify_cert_error_string(verify) : "", peer);
+    /* The alert OpenSSL just queued must reach the peer before the close:
+     * closing with its next bytes unread would reset the connection and
+     * the client would see a reset instead of the reason. */
+    t->flags |= TLS_LINGER_ON_CLOSE;
     tlsHandshakeEnd(t, 0);
 }
 
@@ -152,6 +169,10 @@ static void tlsEventHandler(eventLoop *el, int fd, void *data, int mask) {
     (void)el;
     (void)fd;
     tlsConn *t = data;
+    if (t->flags & TLS_LINGERING) {
+        tlsLingerDrain(t);
+        return;
+    }
     if (t->flags & TLS_HANDSHAKING) {
         tlsHandshakeStep(t);
         return;
@@ -278,22 +299,53 @@ static int tlsSetWriteHandler(connection *conn, connCallback cb, int barrier) {
     return conn->state == CONN_STATE_ERROR ? C_ERR : C_OK;
 }
 
-static void tlsClose(connection *conn) {
-    tlsConn *t = (tlsConn *)conn;
+static void tlsFree(tlsConn *t) {
     tlsListRemove(t);
-    if (conn->fd != -1) {
-        if (t->mask) elDelFile(server.el, conn->fd, t->mask);
-        /* close_notify, best effort: the socket is non-blocking and nobody
-         * waits for the peer's answer. */
-        if (!(t->flags & TLS_HANDSHAKING) && conn->state == CONN_STATE_CONNECTED) {
-            SSL_set_quiet_shutdown(t->ssl, 0);
-            if (SSL_shutdown(t->ssl) < 0) ERR_clear_error();
-        }
-        close(conn->fd);
-        conn->fd = -1;
+    if (t->c.fd != -1) {
+        if (t->mask) elDelFile(server.el, t->c.fd, t->mask);
+        close(t->c.fd);
     }
     SSL_free(t->ssl);
     zfree(t);
+}
+
+/* Read and drop what the peer still sends, until it closes (it has read
+ * the alert by then) or the linger time is up. */
+static void tlsLingerDrain(tlsConn *t) {
+    char buf[4096];
+    for (int k = 0; k < 16; k++) {
+        ssize_t n = read(t->c.fd, buf, sizeof(buf));
+        if (n > 0) continue;
+        if (n < 0 && errno == EAGAIN) return;
+        break;
+    }
+    tlsFree(t);
+}
+
+static void tlsClose(connection *conn) {
+    tlsConn *t = (tlsConn *)conn;
+    if ((t->flags & TLS_LINGER_ON_CLOSE) && conn->fd != -1) {
+        tlsListRemove(t);
+        if (t->mask) elDelFile(server.el, conn->fd, t->mask);
+        t->mask = 0;
+        t->c.read_handler = t->c.write_handler = NULL;
+        shutdown(conn->fd, SHUT_WR);
+        t->flags = TLS_LINGERING;
+        t->hs_start_ms = server.unixtime_ms;
+        tlsListAdd(t, &handshaking);
+        if (elAddFile(server.el, conn->fd, EV_READABLE, tlsEventHandler, t) == EV_ERR) {
+            tlsFree(t);
+            return;
+        }
+        t->mask = EV_READABLE;
+        return;
+    }
+    /* close_notify, best effort: the socket is non-blocking and nobody
+     * waits for the peer's answer. */
+    if (conn->fd != -1 && !(t->flags & TLS_HANDSHAKING) && conn->state == CONN_STATE_CONNECTED) {
+        if (SSL_shutdown(t->ssl) < 0) ERR_clear_error();
+    }
+    tlsFree(t);
 }
 
 static int tlsFormatPeer(connection *conn, char *buf, size_t len, int local) {
@@ -364,10 +416,13 @@ void tlsHandshakeCron(void) {
     tlsConn *t = handshaking;
     while (t) {
         tlsConn *next = t->next;
-        if (server.unixtime_ms - t->hs_start_ms > TLS_HANDSHAKE_TIMEOUT_MS) {
+        long long age = server.unixtime_ms - t->hs_start_ms;
+        if ((t->flags & TLS_LINGERING) && age > TLS_LINGER_MS) {
+            tlsFree(t);
+        } else if (!(t->flags & TLS_LINGERING) && age > TLS_HANDSHAKE_TIMEOUT_MS) {
             char peer[128];
             connTcpType.format_peer(&t->c, peer, sizeof(peer), 0);
-            serverLog(LL_VERBOSE, "Error accepting a client connection: TLS handshake timed out "
+            serverLog(LL_WARNING, "Error accepting a client connection: TLS handshake timed out "
                                   "(addr=%s)",
                       peer);
             t->c.last_errno = ETIMEDOUT;

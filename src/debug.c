@@ -166,6 +166,7 @@ void debugCommand(client *c) {
         "    Default value is 1GB, allows values up to 4GB. Setting to 0 restores to default.",
         "SLEEP <seconds>", "    Stop the server for <seconds>. Decimals allowed.",
         "PAUSE-CRON <0|1>", "    Stop periodic cron job processing.",
+        "READ-CHUNK <bytes>", "    Read at most <bytes> of client input per call (0: no limit).",
         "REPLYBUFFER PEAK-RESET-TIME <NEVER||RESET|time>",
         "    Sets the time (in milliseconds) to wait between client reply buffer peak resets.",
         "    In case NEVER is provided the last observed peak will never be reset",
@@ -210,6 +211,11 @@ void debugCommand(client *c) {
             replyErrorSubcommand(c);
             return;
         }
+        replyOk(c);
+    } else if (!strcasecmp(sub, "read-chunk") && c->argc == 3) {
+        long long n;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &n, NULL) != C_OK) return;
+        clientSetReadChunk(n > 0 ? (size_t)n : 0);
         replyOk(c);
     } else if (!strcasecmp(sub, "pause-cron") && c->argc == 3) {
         cron_paused = atoi(c->argv[2]->ptr) != 0;

@@ -359,21 +359,39 @@ proc write_bytes {path data} {
 #   ::cairn_h::tmo($c)   read timeout in ms
 
 # client $srv ?-resp 2|3? ?-timeout MS? ?-auth PASSWORD? ?-user USER?
+#            ?-tls {tls::socket options}? ?-port PORT?
+# With -tls the connection is TLS (tcl-tls), to -port or else the server's
+# tls_port key, and the handshake is done (or has failed) on return.
 proc client {srv args} {
     set resp 2
     set timeout $::cairn(timeout)
     set auth ""
     set user default
+    set tls ""
+    set port ""
     foreach {opt val} $args {
         switch -- $opt {
             -resp { set resp $val }
             -timeout { set timeout $val }
             -auth { set auth $val }
             -user { set user $val }
+            -tls { set tls $val }
+            -port { set port $val }
             default { error "client: unknown option $opt" }
         }
     }
-    set c [socket [dict get $srv host] [dict get $srv port]]
+    if {$tls ne ""} {
+        package require tls
+        if {$port eq ""} { set port [dict get $srv tls_port] }
+        set c [tls::socket {*}$tls [dict get $srv host] $port]
+        if {[catch {tls::handshake $c} err]} {
+            catch {close $c}
+            error "TLS handshake failed: $err"
+        }
+    } else {
+        if {$port eq ""} { set port [dict get $srv port] }
+        set c [socket [dict get $srv host] $port]
+    }
     fconfigure $c -translation binary -blocking 1 -buffering full
     set ::cairn_h::buf($c) ""
     set ::cairn_h::pos($c) 0
