@@ -65,3 +65,13 @@ proc rss_kb {srv} {
     regexp {VmRSS:\s+(\d+)} $text -> kb
     return $kb
 }
+
+# Whether the server runs under AddressSanitizer (SANITIZE=1): its freed
+# memory sits in a quarantine, so RSS says nothing about leaks there;
+# LeakSanitizer reports them at exit instead.
+proc under_asan {srv} {
+    set f [open /proc/[dict get $srv pid]/maps]
+    set maps [read $f]
+    close $f
+    return [string match "*libasan*" $maps]
+}

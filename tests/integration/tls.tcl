@@ -169,8 +169,9 @@ test "ioredis connects with tls options" {
     }
     set script {
 const fs = require("fs");
-const Redis = require(process.argv[2] + "/ioredis");
-const [port, ca, crt, key] = process.argv.slice(3);
+// node -e: the arguments after "--" start at argv[1].
+const Redis = require(process.argv[1] + "/ioredis");
+const [port, ca, crt, key] = process.argv.slice(2);
 const r = new Redis({host: "127.0.0.1", port: +port, lazyConnect: true, maxRetriesPerRequest: 0,
   tls: {ca: fs.readFileSync(ca), cert: fs.readFileSync(crt), key: fs.readFileSync(key),
         servername: "localhost"}});

@@ -207,8 +207,11 @@ foreach {label n tags} {"Many" 60 {} "Thousands of" 1000 {slow}} {
         after 2500
         set after [rss_kb $srv]
         # Leaked SSL objects cost ~30 kB each (buffers): even 1% of the
-        # cycles leaking would show.
-        assert {$after - $before < 4096} "RSS grew from $before kB to $after kB over $n cycles"
+        # cycles leaking would show. (Under ASan, the final test's
+        # LeakSanitizer report stands in.)
+        if {![under_asan $srv]} {
+            assert {$after - $before < 4096} "RSS grew from $before kB to $after kB over $n cycles"
+        }
     }
 }
 
