@@ -5,7 +5,8 @@
 # (DEBUG READ-CHUNK) served without new socket data; tls-auth-clients
 # yes/no/optional with valid, missing, expired and untrusted client
 # certificates, each outcome compared with redis-server 7.0.15 given the same
-# certificates; certificate reloads by CONFIG SET (a new path, the same path
+# certificates (redis-cli sees a clean close where redis-server sometimes
+# resets); certificate reloads by CONFIG SET (a new path, the same path
 # with a new file, a bad file refused with the old context kept) under
 # connected clients and a running benchmark. Malformed and stalled peers are
 # in tls_junk.tcl.
@@ -228,13 +229,23 @@ test "An expired client certificate is refused with a logged reason" {
     wait_for {[string match "*certificate verify failed: unable to get local issuer certificate*" [log_tail $srv 20]]} 5000 [log_tail $srv 20]
 }
 
-test "redis-cli --tls without a client certificate fails like against redis-server" {
-    if {$cli eq "" || $ref eq ""} { skip_test "redis-cli or the reference server is missing" }
-    catch {exec {*}$cli {*}[tls_cli_args $srv ""] PING 2>@1} out
-    set rs [start_tls_server -binary $ref]
-    catch {exec {*}$cli {*}[tls_cli_args $rs ""] PING 2>@1} rout
-    stop_server $rs
-    assert_equal $rout $out
+# redis-server closes such a connection with the client's next bytes unread,
+# so redis-cli sees a reset or the close depending on timing; cairn drains
+# them first, so the close (after the alert) is what it always sees.
+test "redis-cli --tls without a client certificate sees the server close (redis-server: close or reset)" {
+    if {$cli eq ""} { skip_test "redis-cli is not installed" }
+    for {set i 0} {$i < 5} {incr i} {
+        catch {exec {*}$cli {*}[tls_cli_args $srv ""] PING 2>@1} out
+        assert_match "Error: Server closed the connection*" $out
+    }
+    if {$ref ne ""} {
+        set rs [start_tls_server -binary $ref]
+        catch {exec {*}$cli {*}[tls_cli_args $rs ""] PING 2>@1} rout
+        stop_server $rs
+        assert_match "Error: *" $rout
+        assert {[string match "*Server closed the connection*" $rout] ||
+                [string match "*Connection reset by peer*" $rout]} $rout
+    }
     assert_equal PONG [r $c PING]
 }
 
