@@ -76,7 +76,7 @@ enum {
 };
 
 #define RL_LINE_MAX 1024
-#define RL_CHUNK (16 * 1024)
+#define RL_CHUNK (64 * 1024) /* a payload read: fewer event-loop turns per MB */
 #define RL_EOF_MARK_LEN 40
 
 static struct {
