@@ -572,12 +572,50 @@ static void replDisklessDelivered(int ok) {
     if (snap.child_done) replSnapshotRelease();
 }
 
+/* rdb-del-sync-files: the dump.rdb a disk sync wrote, named by device and
+ * inode, so a later SAVE or BGSAVE (a new file renamed into place, a
+ * snapshot the user asked for) is never taken for it. */
+static struct {
+    int pending;
+    dev_t dev;
+    ino_t ino;
+} sync_file;
+
+static void replNoteSyncFile(void) {
+    struct stat sb;
+    sync_file.pending = stat(cfg.rdb_filename, &sb) == 0;
+    sync_file.dev = sb.st_dev;
+    sync_file.ino = sb.st_ino;
+}
+
+/* With persistence off, the file serves only replicas: once none of them
+ * waits for it, remove it (Redis' removeRDBUsedToSyncReplicas). Redis
+ * checks only for save points and the AOF, so a file kept by a running
+ * child or a waiting replica is removed by a later cron. */
+static void replRemoveSyncFile(void) {
+    if (!sync_file.pending) return;
+    if (!cfg.rdb_del_sync_files || cfg.saveparamslen || cfg.appendonly) {
+        sync_file.pending = 0;
+        return;
+    }
+    if (snap.active || childActiveType() != CHILD_TYPE_NONE) return;
+    for (int j = 0; j < nreplicas; j++)
+        if (((replicaLink *)replicas[j]->repl)->state != RS_ONLINE) return;
+    struct stat sb;
+    if (stat(cfg.rdb_filename, &sb) == 0 && sb.st_dev == sync_file.dev && sb.st_ino == sync_file.ino) {
+        serverLog(LL_NOTICE, "Removing the RDB file used to feed replicas in a persistence-less instance");
+        unlink(cfg.rdb_filename);
+    }
+    sync_file.pending = 0;
+}
+
 static void replSnapshotDone(pid_t pid, int exitcode, int bysignal) {
     (void)pid;
     if (!snap.active) return;
     int ok = !bysignal && exitcode == 0;
     serverLog(ok ? LL_NOTICE : LL_WARNING, "Background RDB transfer %s", ok ? "terminated with success" : "failed");
     snap.child_done = 1;
+    if (ok && !snap.diskless) replNoteSyncFile();
     if (snap.diskless) {
         /* The pipe may still hold the payload's tail: released at its end. */
         if (!ok) replDisklessDelivered(0);
@@ -1020,6 +1058,7 @@ void replCron(void) {
         }
     }
     if (nwaiters) replWaitCheck();
+    replRemoveSyncFile();
     backlogCron(nreplicas);
 }
 

@@ -553,6 +553,13 @@ static void replicaLoadTransfer(connection *conn) {
         replicaLinkFailed("the received snapshot could not be loaded");
         return;
     }
+    /* rdb-del-sync-files: without save points the file is no snapshot of
+     * ours. Like Redis, the AOF does not keep it (Redis has switched its AOF
+     * off while it loads, and restarts it after). */
+    if (cfg.rdb_del_sync_files && cfg.saveparamslen == 0) {
+        serverLog(LL_NOTICE, "Removing the RDB file obtained from the master. This replica has persistence disabled");
+        unlink(cfg.rdb_filename);
+    }
     replicaAdoptSnapshot(conn, &st);
 }
 
