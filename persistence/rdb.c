@@ -304,15 +304,16 @@ int rdbSaveRio(rio *r, long long *keys, int aof_base) {
     if (rdbSaveAuxString(r, "redis-ver", RDB_REDIS_VER) == -1 ||
         rdbSaveAuxInt(r, "redis-bits", (long long)sizeof(void *) * 8) == -1 ||
         rdbSaveAuxInt(r, "ctime", (long long)time(NULL)) == -1 ||
-        rdbSaveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) == -1 ||
-        rdbSaveAuxInt(r, "aof-base", aof_base ? 1 : 0) == -1)
+        rdbSaveAuxInt(r, "used-mem", (long long)zmalloc_used_memory()) == -1)
         return -1;
+    /* Redis' order: the replication fields, then aof-base. */
     rdbReplInfo ri;
     if (repl_info_source && repl_info_source(&ri) &&
         (rdbSaveAuxInt(r, "repl-stream-db", ri.stream_db) == -1 ||
          rdbSaveAuxString(r, "repl-id", ri.replid) == -1 ||
          rdbSaveAuxInt(r, "repl-offset", ri.offset) == -1))
         return -1;
+    if (rdbSaveAuxInt(r, "aof-base", aof_base ? 1 : 0) == -1) return -1;
     for (int j = 0; j < dbCount(); j++) {
         dict *d = dbKeysDict(j), *expires = dbExpiresDict(j);
         if (dictSize(d) == 0) continue;

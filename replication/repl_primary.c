@@ -144,7 +144,11 @@ void replShiftReplicationId(void) {
               repl.replid2, repl.second_replid_offset, repl.replid);
 }
 
+/* As in Redis, a primary that is in no replication chain (no backlog)
+ * writes no replication fields: a replica connecting later resyncs fully
+ * anyway, and the snapshot stays byte for byte the size of Redis'. */
 static int replInfoSource(rdbReplInfo *out) {
+    if (!replIsReplica() && !backlogActive()) return 0;
     memcpy(out->replid, repl.replid, sizeof(out->replid));
     out->offset = streamOffset();
     out->stream_db = replIsReplica() ? replicaMasterDb() : -1;
