@@ -73,9 +73,11 @@ test "redis-sentinel fails a group of these servers over and the old primary rej
     assert_equal 1 [r $oc GET before-failover]
     assert_equal 2 [r $oc GET after-failover]
 
-    # the old primary comes back and is turned into a replica
+    # the old primary comes back and is turned into a replica. Sentinel
+    # converts it only after it reported role:master for 8 s and at its next
+    # INFO (every 10 s for a replica): a loaded machine needs the margin.
     set p [restart_server $p]
-    wait_for {[role_of $p] eq [list slave 127.0.0.1 $newport connected]} 40000 \
+    wait_for {[role_of $p] eq [list slave 127.0.0.1 $newport connected]} 90000 \
         "the old primary rejoins as a replica"
     set pc [client $p]
     repl_wait_caught_up $nc $pc
