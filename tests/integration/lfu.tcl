@@ -69,13 +69,15 @@ test "With lfu-log-factor 0, OBJECT FREQ counts accesses exactly as redis-server
 
 test "With the default lfu-log-factor the counter grows logarithmically, as in redis-server" {
     # Redis' documented table for factor 10: ~10 after 100 hits, ~18 after
-    # 1000. The coin is random, so ranges are asserted, on both servers.
+    # 1000. The coin is random, so ranges are asserted, on both servers:
+    # each holds 99.99% of 20,000 simulated runs of Redis' rule (redis-server
+    # itself once gave 13 at factor 100, outside an earlier, tighter range).
     set servers [list [start_server -config {maxmemory-policy volatile-lfu}]]
     if {$ref ne ""} { lappend servers [start_server -binary $ref -config {maxmemory-policy volatile-lfu}] }
     foreach srv $servers {
         set c [client $srv]
         r $c SET k v
-        foreach {hits lo hi} {100 7 14 900 13 24} {
+        foreach {hits lo hi} {100 6 16 900 11 30} {
             for {set i 0} {$i < $hits} {incr i} { send_cmd $c GET k }
             for {set i 0} {$i < $hits} {incr i} { read_reply $c }
             assert_range [r $c OBJECT FREQ k] $lo $hi "[dict get $srv binary]: after [expr {$hits == 100 ? 100 : 1000}] hits"
@@ -85,7 +87,7 @@ test "With the default lfu-log-factor the counter grows logarithmically, as in r
         r $c SET k2 v
         for {set i 0} {$i < 1000} {incr i} { send_cmd $c GET k2 }
         for {set i 0} {$i < 1000} {incr i} { read_reply $c }
-        assert_range [r $c OBJECT FREQ k2] 6 12 "[dict get $srv binary]: factor 100"
+        assert_range [r $c OBJECT FREQ k2] 6 17 "[dict get $srv binary]: factor 100"
         kill_server $srv
     }
 }
