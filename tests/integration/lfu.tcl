@@ -47,14 +47,14 @@ proc run_script {c script} {
 }
 
 test "With lfu-log-factor 0, OBJECT FREQ counts accesses exactly as redis-server does" {
-    set srv [start_server -config {maxmemory-policy allkeys-lfu lfu-log-factor 0}]
+    set srv [start_server -config {maxmemory-policy allkeys-lfu lfu-log-factor 0 lfu-decay-time 0}]
     set c [client $srv]
     set mine [run_script $c $script]
     # Read by hand from Redis 7.0's rules, so the test stands without a
     # reference server too: a new key starts at 5, a counted lookup adds 1.
     assert_equal {s=5 s=7 s=8 s=9 s=10 s=11 s=11 s=12 s=13} [lrange $mine 0 8]
     if {$ref ne ""} {
-        set rsrv [start_server -binary $ref -config {maxmemory-policy allkeys-lfu lfu-log-factor 0}]
+        set rsrv [start_server -binary $ref -config {maxmemory-policy allkeys-lfu lfu-log-factor 0 lfu-decay-time 0}]
         set rc [client $rsrv]
         assert_equal [run_script $rc $script] $mine
         kill_server $rsrv
@@ -93,8 +93,10 @@ test "With the default lfu-log-factor the counter grows logarithmically, as in r
 }
 
 # A server under allkeys-lfu (factor 0) holding keys with known counters.
+# No decay: a minute boundary crossed mid-test would otherwise take one off
+# every counter (CI once saw '24 5 4').
 proc lfu_server {args} {
-    set srv [start_server {*}$args -config {maxmemory-policy allkeys-lfu lfu-log-factor 0}]
+    set srv [start_server {*}$args -config {maxmemory-policy allkeys-lfu lfu-log-factor 0 lfu-decay-time 0}]
     set c [client $srv]
     r $c SET a v
     r $c RPUSH b x y
@@ -133,7 +135,7 @@ test "RESTORE FREQ sets the counter; a replaced key does not inherit it; DUMP/RE
     r $c RESTORE r3 0 $p IDLETIME 1000
     assert_equal 5 [r $c OBJECT FREQ r3]
     if {$ref ne ""} {
-        set rsrv [start_server -binary $ref -config {maxmemory-policy allkeys-lfu}]
+        set rsrv [start_server -binary $ref -config {maxmemory-policy allkeys-lfu lfu-decay-time 0}]
         set rc [client $rsrv]
         r $rc RESTORE moved 0 $p FREQ 77
         assert_equal 77 [r $rc OBJECT FREQ moved]
@@ -150,7 +152,7 @@ test "A cairn snapshot's counters load into redis-server, and redis-server's int
     set c [client $srv]
     r $c RESTORE hot 0 [r $c DUMP a] FREQ 200
     r $c SAVE
-    set rsrv [start_server -binary $ref -config {maxmemory-policy allkeys-lfu lfu-log-factor 0}]
+    set rsrv [start_server -binary $ref -config {maxmemory-policy allkeys-lfu lfu-log-factor 0 lfu-decay-time 0}]
     stop_server $rsrv
     file copy -force [dump_path $srv] [dump_path $rsrv]
     set rsrv [restart_server $rsrv]
