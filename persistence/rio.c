@@ -1,5 +1,5 @@
 /* rio: the stream implementations behind rio.h (stdio file, sds buffer,
- * buffered file descriptor), the read window and the shared checksum hook.
+ * buffered file descriptor or read callback), the read window and the shared checksum hook.
  *
  * Bytes enter through rioWrite (appended to the buffer, the FILE*, or the
  * fd's pending buffer, which is written out once it passes 64 KB and on
@@ -214,8 +214,11 @@ static int rioFdFill(rio *r) {
         r->io.fd.buf = sdsMakeRoomFor(r->io.fd.buf, RIO_FD_BUFFER);
     }
     ssize_t n;
-    do n = read(r->io.fd.fd, r->io.fd.buf, RIO_FD_BUFFER);
-    while (n < 0 && errno == EINTR);
+    if (r->io.fd.read_cb) n = r->io.fd.read_cb(r->io.fd.ctx, r->io.fd.buf, RIO_FD_BUFFER);
+    else {
+        do n = read(r->io.fd.fd, r->io.fd.buf, RIO_FD_BUFFER);
+        while (n < 0 && errno == EINTR);
+    }
     if (n <= 0) return 0;
     r->io.fd.pos += n;
     r->rpos = (const unsigned char *)r->io.fd.buf;
@@ -233,6 +236,21 @@ void rioInitWithFd(rio *r, int fd) {
     r->flush_fn = rioFdFlush;
     r->io.fd.fd = fd;
     r->io.fd.buf = sdsempty();
+}
+
+/* Never written to: the write side fails at once. */
+static size_t rioReaderWrite(rio *r, const void *buf, size_t len) {
+    (void)r;
+    (void)buf;
+    (void)len;
+    return 0;
+}
+
+void rioInitWithReader(rio *r, ssize_t (*read_cb)(void *ctx, void *buf, size_t len), void *ctx) {
+    rioInitWithFd(r, -1);
+    r->write_fn = rioReaderWrite;
+    r->io.fd.read_cb = read_cb;
+    r->io.fd.ctx = ctx;
 }
 
 void rioFreeFd(rio *r) {

@@ -1,6 +1,6 @@
 /* rio: one byte-stream type for snapshots, over a stdio file, an in-memory
- * sds buffer, or a raw file descriptor (a socket or pipe, for diskless
- * sync later).
+ * sds buffer, a raw file descriptor (a pipe, for diskless sync), or a
+ * caller's read callback (a replica loading from its connection).
  *
  * Every read and write is all-or-nothing: rioRead/rioWrite return 1 when
  * the whole length moved and 0 otherwise, after which the stream's error
@@ -63,6 +63,9 @@ struct rio {
             int reading;     /* the buffer holds read-ahead, not pending writes */
             off_t pos;       /* bytes handed to the fd (writes) or read from it */
             sds buf;         /* pending writes, or the read-ahead (the window) */
+            /* rioInitWithReader: where the bytes come from instead of read() */
+            ssize_t (*read_cb)(void *ctx, void *buf, size_t len);
+            void *ctx;
         } fd;
         struct {
             void *ctx;       /* the zstd or lz4 (de)compression context */
@@ -83,6 +86,10 @@ void rioInitWithFile(rio *r, FILE *fp);
  * into a new empty sds. */
 void rioInitWithBuffer(rio *r, sds s);
 void rioInitWithFd(rio *r, int fd);
+/* A reading rio like the fd one whose bytes come from read_cb(ctx, ...)
+ * (e.g. a TLS connection, which a bare read() would bypass): it returns
+ * > 0 bytes, 0 at the end, -1 on an error. Freed by rioFreeFd. */
+void rioInitWithReader(rio *r, ssize_t (*read_cb)(void *ctx, void *buf, size_t len), void *ctx);
 void rioFreeFd(rio *r);
 void rioFreeBuffer(rio *r);
 /* The buffer's contents; the rio gives up ownership (and is empty after). */

@@ -232,57 +232,54 @@ connType connUnixType = {
 };
 
 connection *connCreate(connType *type) {
+    if (type->create) return type->create();
     connection *conn = zcalloc(sizeof(*conn));
     conn->type = type;
     conn->fd = -1;
     return conn;
 }
 
-static int connWaitFd(int fd, int events, long long timeout_ms) {
-    struct pollfd pfd = {.fd = fd, .events = (short)events};
+/* Wait until the connection can make progress after an EAGAIN in the
+ * given direction; 1 if it may, 0 on timeout or error. */
+static int connSyncWait(connection *c, int writing, long long deadline) {
+    int events = writing ? POLLOUT : POLLIN;
+    if (c->type->sync_events) events = c->type->sync_events(c, writing);
+    struct pollfd pfd = {.fd = c->fd, .events = (short)events};
     int r;
     do {
-        r = poll(&pfd, 1, (int)timeout_ms);
+        long long left = deadline - mstime();
+        if (left <= 0) return 0;
+        r = poll(&pfd, 1, (int)left);
     } while (r == -1 && errno == EINTR);
-    return r;
+    return r > 0;
 }
 
 ssize_t connSyncWrite(connection *c, const char *buf, size_t len, long long timeout_ms) {
     long long deadline = mstime() + timeout_ms;
     size_t done = 0;
     while (done < len) {
-        ssize_t n = write(c->fd, buf + done, len - done);
+        ssize_t n = connWrite(c, buf + done, len - done);
         if (n > 0) {
             done += (size_t)n;
             continue;
         }
         if (n == -1 && errno != EAGAIN && errno != EINTR) return -1;
-        long long left = deadline - mstime();
-        if (left <= 0 || connWaitFd(c->fd, POLLOUT, left) <= 0) return -1;
+        if (!connSyncWait(c, 1, deadline)) return -1;
     }
     return (ssize_t)done;
 }
 
-ssize_t connSyncReadLine(connection *c, char *buf, size_t size, long long timeout_ms) {
+ssize_t connSyncRead(connection *c, void *buf, size_t len, long long timeout_ms) {
     long long deadline = mstime() + timeout_ms;
-    size_t len = 0;
-    while (len + 1 < size) {
-        char ch;
-        ssize_t n = read(c->fd, &ch, 1);
-        if (n == 1) {
-            if (ch == '\n') {
-                if (len && buf[len - 1] == '\r') len--;
-                buf[len] = '\0';
-                return (ssize_t)len;
-            }
-            buf[len++] = ch;
-            continue;
+    while (1) {
+        ssize_t n = connRead(c, buf, len);
+        if (n >= 0) return n;
+        if (errno != EAGAIN && errno != EINTR) return -1;
+        if (!connSyncWait(c, 0, deadline)) {
+            errno = ETIMEDOUT;
+            return -1;
         }
-        if (n == 0 || (errno != EAGAIN && errno != EINTR)) return -1;
-        long long left = deadline - mstime();
-        if (left <= 0 || connWaitFd(c->fd, POLLIN, left) <= 0) return -1;
     }
-    return -1;
 }
 
 connection *connCreateAccepted(connType *type, int fd) {

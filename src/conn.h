@@ -11,6 +11,7 @@
 #ifndef CAIRN_CONN_H
 #define CAIRN_CONN_H
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -39,6 +40,16 @@ typedef struct connType {
      * blocking, then call cb, which owns it: state CONN_STATE_CONNECTED on
      * success, else CONN_STATE_ERROR and cb closes it. NULL: ready at once. */
     int (*accept)(connection *conn, connCallback cb);
+    /* Optional: a new unconnected connection of this type (TLS needs a
+     * larger struct). NULL: a plain struct connection. */
+    connection *(*create)(void);
+    /* Optional: after read (writing 0) or write returned EAGAIN, the poll
+     * events (POLLIN/POLLOUT) that let it progress; TLS may need the other
+     * direction. NULL: the call's own direction. */
+    int (*sync_events)(connection *conn, int writing);
+    /* Optional: why the connection failed, for the log. NULL or NULL
+     * returned: strerror(last_errno). */
+    const char *(*last_error)(connection *conn);
 } connType;
 
 struct connection {
@@ -60,11 +71,12 @@ connection *connCreate(connType *type);
 static inline int connConnect(connection *c, const char *host, int port, const char *src, connCallback cb) {
     return c->type->connect(c, host, port, src, cb);
 }
-/* Blocking helpers for short exchanges on a connected socket: wait at most
- * timeout_ms for the whole buffer / a line ending in \n (stripped, with a
- * \r before it). Return bytes written/read or -1. */
+/* Blocking helpers for short exchanges on a connected socket, through the
+ * connection's type (TLS included): wait at most timeout_ms for the whole
+ * buffer / for some bytes. Return bytes written/read, or -1 (connSyncRead:
+ * 0 at the end of the stream). */
 ssize_t connSyncWrite(connection *c, const char *buf, size_t len, long long timeout_ms);
-ssize_t connSyncReadLine(connection *c, char *buf, size_t size, long long timeout_ms);
+ssize_t connSyncRead(connection *c, void *buf, size_t len, long long timeout_ms);
 static inline ssize_t connRead(connection *c, void *buf, size_t len) {
     return c->type->read(c, buf, len);
 }
@@ -92,6 +104,10 @@ static inline int connFormatPeer(connection *c, char *buf, size_t len, int local
     return c->type->format_peer(c, buf, len, local);
 }
 static inline int connHasWriteHandler(connection *c) { return c->write_handler != NULL; }
+static inline const char *connLastError(connection *c) {
+    const char *e = c->type->last_error ? c->type->last_error(c) : NULL;
+    return e ? e : strerror(c->last_errno);
+}
 
 /* Socket helpers (net setup), also in conn.c. Return fd or -1 with err set. */
 int netTcpListen(char *err, size_t errlen, const char *addr, int port, int backlog);
