@@ -9,8 +9,14 @@
  * a read when it turns readable.
  *
  * The handshake is role-neutral (SSL_do_handshake): an accepted connection
- * is put in the accept state, an outbound one would be put in the connect
- * state with tlsClientCtx() and run through the same machinery.
+ * is put in the accept state; an outbound one (a replica's link to its
+ * primary, made from tlsClientCtx(), which verifies the peer against the
+ * CA) first completes its TCP connect through the socket type, then is put
+ * in the connect state and runs through the same machinery:
+ *
+ *   connConnect --TCP connect (conn.c)--> tlsConnectTcpDone --SSL_connect
+ *   steps on WANT_READ/WANT_WRITE--> CONNECTED, or ERROR with the reason in
+ *   connLastError; either way the caller's callback runs once.
  *
  * Three lists, through the same links (a connection is in at most one):
  *  - handshaking: connections still in their handshake, for the timeout,
@@ -37,6 +43,8 @@
 #include "zmalloc.h"
 
 #include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <string.h>
@@ -56,6 +64,7 @@
 #define TLS_BARRIER          (1 << 3)
 #define TLS_LINGER_ON_CLOSE  (1 << 4) /* a failed handshake: close gracefully */
 #define TLS_LINGERING        (1 << 5) /* closed by its owner, draining the peer's input */
+#define TLS_OUTBOUND         (1 << 6) /* made by connConnect: we are the TLS client */
 /* How long a failed handshake's socket is drained before it is closed. */
 #define TLS_LINGER_MS 2000
 
@@ -67,6 +76,7 @@ typedef struct tlsConn {
     int hs_want; /* during the handshake: the event it waits for */
     long long hs_start_ms;
     connCallback hs_done;
+    char *error; /* outbound: why it failed (owned), for connLastError */
     struct tlsConn *prev, *next, **list;
 } tlsConn;
 
@@ -126,10 +136,21 @@ static const char *tlsErrorReason(char *buf, size_t len, int sslerr) {
     return buf;
 }
 
+static void tlsSetError(tlsConn *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void tlsSetError(tlsConn *t, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    zfree(t->error);
+    t->error = zstrdup(buf);
+}
+
 static void tlsHandshakeEnd(tlsConn *t, int ok) {
     tlsListRemove(t);
     t->flags &= ~TLS_HANDSHAKING;
-    if (!ok) t->c.state = CONN_STATE_ERROR;
+    t->c.state = ok ? CONN_STATE_CONNECTED : CONN_STATE_ERROR;
     tlsUpdateEvents(t);
     connCallback cb = t->hs_done;
     t->hs_done = NULL;
@@ -153,11 +174,18 @@ static void tlsHandshakeStep(tlsConn *t) {
     connTcpType.format_peer(&t->c, peer, sizeof(peer), 0);
     t->c.last_errno = e == SSL_ERROR_SYSCALL && errno ? errno : EPROTO;
     long verify = SSL_get_verify_result(t->ssl);
-    /* As Redis, at warning level: a refused certificate is an operator's
-     * business. Which check failed is worth saying. */
-    serverLog(LL_WARNING, "Error accepting a client connection: %s%s%s (addr=%s)",
-              tlsErrorReason(reason, sizeof(reason), e), verify != X509_V_OK ? ": " : "",
-              verify != X509_V_OK ? X509_verify_cert_error_string(verify) : "", peer);
+    const char *why = tlsErrorReason(reason, sizeof(reason), e);
+    const char *vsep = verify != X509_V_OK ? ": " : "";
+    const char *vwhy = verify != X509_V_OK ? X509_verify_cert_error_string(verify) : "";
+    if (t->flags & TLS_OUTBOUND) {
+        /* The owner's callback logs it, saying what the link was for. */
+        tlsSetError(t, "TLS handshake with %s failed: %s%s%s", peer, why, vsep, vwhy);
+    } else {
+        /* As Redis, at warning level: a refused certificate is an
+         * operator's business. Which check failed is worth saying. */
+        serverLog(LL_WARNING, "Error accepting a client connection: %s%s%s (addr=%s)", why, vsep,
+                  vwhy, peer);
+    }
     /* The alert OpenSSL just queued must reach the peer before the close:
      * closing with its next bytes unread would reset the connection and
      * the client would see a reset instead of the reason. */
@@ -198,19 +226,19 @@ static ssize_t tlsIoFailed(tlsConn *t, int r, int writing) {
     int e = SSL_get_error(t->ssl, r);
     switch (e) {
     case SSL_ERROR_WANT_READ:
-        if (writing && !(t->flags & TLS_WRITE_WANTS_READ)) {
-            t->flags |= TLS_WRITE_WANTS_READ;
+    case SSL_ERROR_WANT_WRITE: {
+        /* This call's flag says whether it now waits for the opposite of
+         * its own direction; a stale one would make it (and tlsSyncEvents)
+         * wait for the wrong event. */
+        int flag = writing ? TLS_WRITE_WANTS_READ : TLS_READ_WANTS_WRITE;
+        int inverted = e == (writing ? SSL_ERROR_WANT_READ : SSL_ERROR_WANT_WRITE);
+        if (!!(t->flags & flag) != inverted) {
+            t->flags ^= flag;
             tlsUpdateEvents(t);
         }
         errno = EAGAIN;
         return -1;
-    case SSL_ERROR_WANT_WRITE:
-        if (!writing && !(t->flags & TLS_READ_WANTS_WRITE)) {
-            t->flags |= TLS_READ_WANTS_WRITE;
-            tlsUpdateEvents(t);
-        }
-        errno = EAGAIN;
-        return -1;
+    }
     case SSL_ERROR_ZERO_RETURN:
         t->c.state = CONN_STATE_CLOSED;
         if (!writing) return 0;
@@ -302,10 +330,13 @@ static int tlsSetWriteHandler(connection *conn, connCallback cb, int barrier) {
 static void tlsFree(tlsConn *t) {
     tlsListRemove(t);
     if (t->c.fd != -1) {
-        if (t->mask) elDelFile(server.el, t->c.fd, t->mask);
+        /* Both events: an outbound connection still in its TCP connect is
+         * registered by the socket type, not in t->mask. */
+        elDelFile(server.el, t->c.fd, EV_READABLE | EV_WRITABLE);
         close(t->c.fd);
     }
     SSL_free(t->ssl);
+    zfree(t->error);
     zfree(t);
 }
 
@@ -364,6 +395,69 @@ static int tlsAccept(connection *conn, connCallback cb) {
     return conn->state == CONN_STATE_ERROR ? C_ERR : C_OK;
 }
 
+/* ---- outbound ---- */
+
+static connection *tlsCreate(void) {
+    tlsConn *t = zcalloc(sizeof(*t));
+    t->c.type = &connTlsType;
+    t->c.fd = -1;
+    return &t->c;
+}
+
+/* The TCP connect ended (conn.c called back): start the TLS handshake. */
+static void tlsConnectTcpDone(connection *conn) {
+    tlsConn *t = (tlsConn *)conn;
+    if (conn->state == CONN_STATE_CONNECTED && !SSL_set_fd(t->ssl, conn->fd)) {
+        char reason[256];
+        tlsSetError(t, "Failed to set up the TLS connection: %s",
+                    tlsErrorReason(reason, sizeof(reason), SSL_ERROR_SSL));
+        conn->state = CONN_STATE_ERROR;
+        conn->last_errno = EIO;
+    }
+    if (conn->state != CONN_STATE_CONNECTED) {
+        connCallback cb = t->hs_done;
+        t->hs_done = NULL;
+        cb(conn);
+        return;
+    }
+    SSL_set_connect_state(t->ssl);
+    conn->state = CONN_STATE_CONNECTING;
+    t->flags |= TLS_HANDSHAKING;
+    t->hs_start_ms = server.unixtime_ms;
+    tlsListAdd(t, &handshaking);
+    /* Our ClientHello goes out now; the callback may run from here. */
+    tlsHandshakeStep(t);
+}
+
+static int tlsConnect(connection *conn, const char *host, int port, const char *src_addr,
+                      connCallback cb) {
+    tlsConn *t = (tlsConn *)conn;
+    SSL_CTX *ctx = tlsClientCtx();
+    t->ssl = ctx ? SSL_new(ctx) : NULL;
+    if (!t->ssl) {
+        char reason[256];
+        if (ctx) tlsSetError(t, "Failed to create a TLS connection: %s",
+                             tlsErrorReason(reason, sizeof(reason), SSL_ERROR_SSL));
+        else tlsSetError(t, "TLS is not configured (tls-cert-file, tls-key-file, tls-ca-cert-file)");
+        conn->state = CONN_STATE_ERROR;
+        conn->last_errno = EINVAL;
+        return C_ERR;
+    }
+    t->flags |= TLS_OUTBOUND;
+    t->hs_done = cb;
+    return connTcpType.connect(conn, host, port, src_addr, tlsConnectTcpDone);
+}
+
+/* What a blocking helper waits for after EAGAIN: the want-flags say when
+ * OpenSSL needs the other direction. */
+static int tlsSyncEvents(connection *conn, int writing) {
+    tlsConn *t = (tlsConn *)conn;
+    if (writing) return (t->flags & TLS_WRITE_WANTS_READ) ? POLLIN : POLLOUT;
+    return (t->flags & TLS_READ_WANTS_WRITE) ? POLLOUT : POLLIN;
+}
+
+static const char *tlsLastError(connection *conn) { return ((tlsConn *)conn)->error; }
+
 connType connTlsType = {
     .name = "tls",
     .read = tlsRead,
@@ -373,7 +467,11 @@ connType connTlsType = {
     .set_write_handler = tlsSetWriteHandler,
     .close = tlsClose,
     .format_peer = tlsFormatPeer,
+    .connect = tlsConnect,
     .accept = tlsAccept,
+    .create = tlsCreate,
+    .sync_events = tlsSyncEvents,
+    .last_error = tlsLastError,
 };
 
 connection *connCreateAcceptedTls(int fd) {
@@ -422,9 +520,12 @@ void tlsHandshakeCron(void) {
         } else if (!(t->flags & TLS_LINGERING) && age > TLS_HANDSHAKE_TIMEOUT_MS) {
             char peer[128];
             connTcpType.format_peer(&t->c, peer, sizeof(peer), 0);
-            serverLog(LL_WARNING, "Error accepting a client connection: TLS handshake timed out "
-                                  "(addr=%s)",
-                      peer);
+            if (t->flags & TLS_OUTBOUND)
+                tlsSetError(t, "TLS handshake with %s timed out", peer);
+            else
+                serverLog(LL_WARNING, "Error accepting a client connection: TLS handshake timed out "
+                                      "(addr=%s)",
+                          peer);
             t->c.last_errno = ETIMEDOUT;
             tlsHandshakeEnd(t, 0); /* the callback closes it, next is untouched */
         }
