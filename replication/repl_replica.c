@@ -22,6 +22,11 @@
  *   any but NONE --- replicaLinkFailed (error, garbage, repl-timeout) -> CONNECT
  *   any ------------ REPLICAOF NO ONE (replicaPromote) --------------> NONE
  *
+ * With tls-replication the connection is a TLS one (conn_tls.c): the TLS
+ * handshake runs inside CONNECTING and replicaConnected is called once it
+ * is done or failed; everything after reads and writes through the
+ * connection's type, the blocking helpers included.
+ *
  * Handshake replies are read a byte at a time until their newline, so not
  * one byte of the payload or stream after +FULLRESYNC / +CONTINUE is taken
  * by the handshake. The payload is either "$<len>\r\n" + len bytes or
@@ -39,6 +44,7 @@
 #include "client.h"
 #include "config.h"
 #include "conn.h"
+#include "conn_tls.h"
 #include "db.h"
 #include "log.h"
 #include "reply.h"
@@ -153,8 +159,8 @@ static int replicaSendCommand(int argc, const char **argv) {
 
 static void replicaConnected(connection *conn) {
     if (conn->state != CONN_STATE_CONNECTED) {
-        char why[128];
-        snprintf(why, sizeof(why), "Error condition on socket for SYNC: %s", strerror(conn->last_errno));
+        char why[600];
+        snprintf(why, sizeof(why), "Error condition on socket for SYNC: %s", connLastError(conn));
         replicaLinkFailed(why);
         return;
     }
@@ -168,12 +174,13 @@ static void replicaConnected(connection *conn) {
 }
 
 static void replicaConnect(void) {
-    ml.conn = connCreate(&connTcpType);
+    /* tls-replication: the primary is reached on its tls-port. */
+    ml.conn = connCreate(cfg.tls_replication ? &connTlsType : &connTcpType);
     ml.handshake_start = ml.lastio = server.unixtime;
     serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", repl.masterhost, repl.masterport);
     if (connConnect(ml.conn, repl.masterhost, repl.masterport, NULL, replicaConnected) == C_ERR) {
-        char why[128];
-        snprintf(why, sizeof(why), "Unable to connect to MASTER: %s", strerror(ml.conn->last_errno));
+        char why[600];
+        snprintf(why, sizeof(why), "Unable to connect to MASTER: %s", connLastError(ml.conn));
         replicaLinkFailed(why);
         return;
     }
@@ -231,7 +238,10 @@ static void replicaSendCapa(void) {
 
 static void replicaSendPort(void) {
     char port[16];
-    snprintf(port, sizeof(port), "%d", cfg.replica_announce_port ? cfg.replica_announce_port : cfg.port);
+    /* As Redis: a TLS replica announces the port its own replicas would
+     * reach it on, its tls-port. */
+    int own = cfg.tls_replication && cfg.tls_port ? cfg.tls_port : cfg.port;
+    snprintf(port, sizeof(port), "%d", cfg.replica_announce_port ? cfg.replica_announce_port : own);
     ml.state = RL_RECEIVE_PORT;
     const char *argv[3] = {"REPLCONF", "listening-port", port};
     if (replicaSendCommand(3, argv) == -1) replicaLinkFailed("could not send REPLCONF listening-port");
@@ -468,6 +478,14 @@ static void replicaAdoptSnapshot(connection *conn, const rdbLoadStats *st) {
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
 }
 
+/* The socket load's reads: through the connection (TLS decrypts there),
+ * blocking up to repl-timeout for each. */
+static ssize_t replicaSocketRead(void *ctx, void *buf, size_t len) {
+    ssize_t n = connSyncRead(ctx, buf, len, (long long)cfg.repl_timeout * 1000);
+    if (n > 0) ml.lastio = server.unixtime;
+    return n;
+}
+
 /* repl-diskless-load: parse the RDB from the socket (blocking, bounded by
  * repl-timeout per read) into the keyspace. swapdb keeps the old dataset
  * aside until the load succeeded; on-empty-db has nothing to keep. */
@@ -479,17 +497,13 @@ static void replicaLoadFromSocket(connection *conn) {
     }
     connSetReadHandler(conn, NULL);
     replDisconnectReplicas();
-    int fd = conn->fd, flags = fcntl(fd, F_GETFL);
-    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    struct timeval tv = {cfg.repl_timeout, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
     dbBackup *backup = cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ? dbBackupTake() : NULL;
     if (!backup) dbEmpty(-1, cfg.replica_lazy_flush);
     for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory from the socket (%s)",
               backup ? "swapdb" : "on-empty-db");
     rio r;
-    rioInitWithFd(&r, fd);
+    rioInitWithReader(&r, replicaSocketRead, conn);
     rdbLoadStats st;
     sds err = NULL;
     server.loading = 1;
@@ -501,9 +515,6 @@ static void replicaLoadFromSocket(connection *conn) {
     }
     server.loading = 0;
     rioFreeFd(&r);
-    tv.tv_sec = 0;
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    fcntl(fd, F_SETFL, flags);
     if (ret != 0) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket: %s", err);
         sdsfree(err);
