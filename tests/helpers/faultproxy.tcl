@@ -13,6 +13,10 @@
 #     cut             close every open pair now
 #     cut_after N     close every open pair once N more bytes went from
 #                     the target to the client (a cut mid-payload)
+#     corrupt DIR N   flip the bits of one byte, N bytes from now, going
+#                     down (target to client) or up (client to target): junk
+#                     in the middle of an otherwise good stream (TLS records
+#                     then fail their integrity check)
 #     stats           "ok down BYTES conns ACCEPTED open OPEN"
 #     quit
 # Data enters on the accepted sockets and the target sockets and leaves on
@@ -25,6 +29,8 @@ set delay_ms 0
 set stalled 0
 set cut_at -1 ;# total downstream byte count at which to cut, -1: never
 set down 0
+set up 0
+set corrupt_at {down -1 up -1} ;# per direction: byte count to flip at, -1: none
 set conns 0
 set pairs {} ;# list of {client target}
 
@@ -50,8 +56,20 @@ proc arm {from to cs ts} {
     }
 }
 
+# Flip the byte of data that is the corrupt_at point of direction dir, if
+# it falls in this chunk (which starts at byte count `start`).
+proc corrupt_chunk {dir start data} {
+    global corrupt_at
+    set at [dict get $corrupt_at $dir]
+    if {$at < 0 || $at >= $start + [string length $data]} { return $data }
+    set i [expr {$at - $start}]
+    binary scan [string index $data $i] cu b
+    dict set corrupt_at $dir -1
+    return [string replace $data $i $i [binary format c [expr {$b ^ 0xff}]]]
+}
+
 proc pump {from to cs ts} {
-    global delay_ms down cut_at
+    global delay_ms down up cut_at
     if {[catch {read $from 65536} data] || ([eof $from] && $data eq "")} {
         pair_close $cs $ts
         return
@@ -66,7 +84,13 @@ proc pump {from to cs ts} {
         cut_all
         return
     }
-    if {$from eq $ts} { incr down [string length $data] }
+    if {$from eq $ts} {
+        set data [corrupt_chunk down $down $data]
+        incr down [string length $data]
+    } else {
+        set data [corrupt_chunk up $up $data]
+        incr up [string length $data]
+    }
     if {$delay_ms > 0} {
         fileevent $from readable {}
         after $delay_ms [list deliver $from $to $cs $ts $data]
@@ -110,7 +134,7 @@ proc rearm_all {} {
 }
 
 proc control {} {
-    global delay_ms stalled cut_at down conns pairs
+    global delay_ms stalled cut_at down up conns pairs corrupt_at
     if {[gets stdin line] < 0} {
         if {[eof stdin]} { exit 0 }
         return
@@ -122,6 +146,11 @@ proc control {} {
         resume { set stalled 0; rearm_all }
         cut { cut_all }
         cut_after { set cut_at [expr {$down + [lindex $args 1]}] }
+        corrupt {
+            set dir [lindex $args 1]
+            if {$dir ni {up down}} { puts "err corrupt up|down N"; flush stdout; return }
+            dict set corrupt_at $dir [expr {[set $dir] + [lindex $args 2]}]
+        }
         stats {
             puts "ok down $down conns $conns open [llength $pairs]"
             flush stdout
