@@ -96,6 +96,7 @@ static struct {
     sds pending_raw;        /* the primary's transaction so far */
     time_t handshake_start, lastio, down_since;
     time_t last_ack;
+    time_t last_connect; /* retries are paced at one a second, as Redis' cron does */
     /* transfer */
     char sync_replid[REPL_ID_LEN + 1];
     long long sync_offset;
@@ -176,7 +177,7 @@ static void replicaConnected(connection *conn) {
 static void replicaConnect(void) {
     /* tls-replication: the primary is reached on its tls-port. */
     ml.conn = connCreate(cfg.tls_replication ? &connTlsType : &connTcpType);
-    ml.handshake_start = ml.lastio = server.unixtime;
+    ml.handshake_start = ml.lastio = ml.last_connect = server.unixtime;
     serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", repl.masterhost, repl.masterport);
     if (connConnect(ml.conn, repl.masterhost, repl.masterport, NULL, replicaConnected) == C_ERR) {
         char why[600];
@@ -772,7 +773,9 @@ void replicaCron(void) {
     time_t now = server.unixtime;
     switch (ml.state) {
     case RL_CONNECT:
-        replicaConnect();
+        /* A primary that refuses us would otherwise be retried (and logged
+         * on both sides) on every cron tick. */
+        if (now != ml.last_connect) replicaConnect();
         break;
     case RL_CONNECTED:
         if (ml.master && now - ml.master->last_interaction / 1000 > cfg.repl_timeout) {
