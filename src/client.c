@@ -11,6 +11,7 @@
  * Clients are never freed inside an event handler: clientFreeAsync queues
  * them and beforeSleep frees them, so a connection stays valid for the rest
  * of the event that closed it. */
+#include "acl.h"
 #include "client.h"
 #include "commands.h"
 #include "config.h"
@@ -69,7 +70,9 @@ client *clientCreate(connection *conn, int flags) {
     respInit(&c->req);
     c->ctime = server.unixtime;
     c->last_interaction = server.unixtime_ms;
-    if (!cfg.requirepass) c->flags |= CLIENT_AUTHENTICATED;
+    /* The server's own clients (conn NULL) run as no user: anything goes. */
+    c->user = conn ? aclDefaultUser() : NULL;
+    if (!conn || aclClientStartsAuthenticated()) c->flags |= CLIENT_AUTHENTICATED;
     if (conn) {
         conn->private_data = c;
         connFormatPeer(conn, c->peer, sizeof(c->peer), 0);
@@ -527,7 +530,7 @@ static void clientAcceptCommon(connection *conn, int flags, const char *ip, int 
         static const char err[] = "-ERR max number of clients reached\r\n";
         reject = err;
         rlen = sizeof(err) - 1;
-    } else if (cfg.protected_mode && !cfg.requirepass && !local) {
+    } else if (cfg.protected_mode && (aclDefaultUser()->flags & ACL_USER_NOPASS) && !local) {
         reject = protectedModeErr;
         rlen = sizeof(protectedModeErr) - 1;
     }
@@ -772,7 +775,7 @@ sds clientInfoString(sds s, client *c) {
         s,
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lu psub=%lu "
         "ssub=%lu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
-        "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=default redir=%lld resp=%d",
+        "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s redir=%lld resp=%d",
         (unsigned long long)c->id, c->peer, laddr, c->conn ? c->conn->fd : -1,
         c->name ? c->name : "", (long long)(server.unixtime - c->ctime),
         (server.unixtime_ms - c->last_interaction) / 1000, flags, c->db ? c->db->id : 0,
@@ -781,7 +784,7 @@ sds clientInfoString(sds s, client *c) {
         c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0,
         (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf,
         qfree, c->argv_len_sum, c->buf_size, c->buf_peak, obl, oll, c->reply_bytes, totmem, events,
-        c->lastcmd ? c->lastcmd->fullname : "NULL",
+        c->lastcmd ? c->lastcmd->fullname : "NULL", c->user ? c->user->name : "(superuser)",
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp);
 }
 

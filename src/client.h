@@ -133,6 +133,7 @@ typedef struct client {
     size_t write_limit;          /* clientWrite writes at most this many bytes (0: no limit) */
     struct client *aof_held_next;
     void *repl;                  /* replication/: the replica's link state, NULL if none */
+    struct aclUser *user;        /* acl.c: who it runs as; NULL: the server's own, may run anything */
     long long woff;              /* stream offset after this client's last write (WAIT, WAITAOF) */
     long long aof_gather_epoch;  /* released by this group commit, next command pending (aof.c) */
     char peer[NET_ADDR_STR_LEN];

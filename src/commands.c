@@ -6,6 +6,7 @@
  * arity (negative: at least), flags, the classic key positions (first, last,
  * step; last < 0 counts from the end), the ACL categories COMMAND INFO shows,
  * and the text COMMAND DOCS returns. */
+#include "acl.h"
 #include "args.h"
 #include "client.h"
 #include "commands.h"
@@ -208,6 +209,24 @@ static cairnCommand clusterSubcommands[] = {
     CMD("slots", clusterDisabledCommand, 2, S, 0, 0, 0, 0, "Get array of Cluster slot to node mappings", "3.0.0", "cluster", TIPS("nondeterministic_output")),
     END};
 
+#define ADM (A | NS | L | S)
+static cairnCommand aclSubcommands[] = {
+    CMD("cat", aclCommand, -2, NS | L | S, 0, 0, 0, 0, "List the ACL categories or the commands inside a category", "6.0.0", "server"),
+    CMD("deluser", aclCommand, -3, ADM, 0, 0, 0, 0, "Remove the specified ACL users and the associated rules", "6.0.0", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    CMD("dryrun", aclCommand, -4, ADM, 0, 0, 0, 0, "Returns whether the user can execute the given command without executing the command.", "7.0.0", "server"),
+    CMD("genpass", aclCommand, -2, NS | L | S, 0, 0, 0, 0, "Generate a pseudorandom secure password to use for ACL users", "6.0.0", "server"),
+    CMD("getuser", aclCommand, 3, ADM, 0, 0, 0, 0, "Get the rules for a specific ACL user", "6.0.0", "server"),
+    CMD("help", aclCommand, 2, L | S, 0, 0, 0, 0, "Show helpful text about the different subcommands", "6.0.0", "server"),
+    CMD("list", aclCommand, 2, ADM, 0, 0, 0, 0, "List the current ACL rules in ACL config file format", "6.0.0", "server"),
+    CMD("load", aclCommand, 2, ADM, 0, 0, 0, 0, "Reload the ACLs from the configured ACL file", "6.0.0", "server"),
+    CMD("log", aclCommand, -2, ADM, 0, 0, 0, 0, "List latest events denied because of ACLs in place", "6.0.0", "server"),
+    CMD("save", aclCommand, 2, ADM, 0, 0, 0, 0, "Save the current ACL rules in the configured ACL file", "6.0.0", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    CMD("setuser", aclCommand, -3, ADM, 0, 0, 0, 0, "Modify or create the rules for a specific ACL user", "6.0.0", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    CMD("users", aclCommand, 2, ADM, 0, 0, 0, 0, "List the username of all the configured ACL rules", "6.0.0", "server"),
+    CMD("whoami", aclCommand, 2, NS | L | S, 0, 0, 0, 0, "Return the name of the user associated to the current connection", "6.0.0", "server"),
+    END};
+#undef ADM
+
 static cairnCommand commandTable[] = {
     /* strings */
     CMD("get", getCommand, 2, R | F, STR, 1, 1, 1, "Get the value of a key", "1.0.0", "string", KS("RO access|i1|r0,1,0")),
@@ -296,6 +315,7 @@ static cairnCommand commandTable[] = {
     /* server */
     /* The one container that runs on its own: a bare COMMAND lists the table. */
     CMDS("command", -1, L | S | SE, CN, "Get array of Redis command details", "2.8.13", "server", commandSubcommands, TIPS("nondeterministic_output_order"), .proc = commandCommand),
+    CMDS("acl", -2, SE, 0, "A container for Access List Control commands ", "6.0.0", "server", aclSubcommands),
     CMDS("config", -2, 0, 0, "A container for server configuration commands", "2.0.0", "server", configSubcommands),
     CMD("info", infoCommand, -1, L | S | SE, ACL_CAT_DANGEROUS, 0, 0, 0, "Get information and statistics about the server", "1.0.0", "server", TIPS("nondeterministic_output request_policy:all_shards response_policy:special")),
     CMD("time", timeCommand, 1, L | S | F, 0, 0, 0, 0, "Return the current server time", "2.6.0", "server", TIPS("nondeterministic_output")),
@@ -348,6 +368,8 @@ static cairnCommand *commandFind(const char *name, size_t len) {
     return dictFetchValue(server.commands, sh->buf);
 }
 
+static int command_ids;
+
 void commandsInit(void) {
     server.commands = dictCreate(&commandTableDictType);
     server.commands_list = commandTable;
@@ -364,7 +386,10 @@ void commandsInit(void) {
             commandInitKeys(s);
         }
     }
+    command_ids = id;
 }
+
+int commandsIdCount(void) { return command_ids; }
 
 /* rename-command: the command answers to its new name only ("" removes
  * it). Its own name (errors, COMMAND INFO) stays, as in Redis. Returns 0
@@ -457,6 +482,7 @@ static int commandAllowedInPubsub(cairnCommand *cmd) {
 
 int commandProcess(client *c) {
     const char *repl_err;
+    int acl_res, acl_pos = 0;
     replyBegin(c); /* the one output check of this command */
     replyMarkGet(c, &c->cmd_mark);
     cairnCommand *cmd = commandLookup(c->argv, c->argc);
@@ -471,7 +497,7 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         replyErrorArity(c);
         multiFlagError(c);
-    } else if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH)) {
+    } else if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH) && aclAuthRequired(c)) {
         cmd->rejected_calls++;
         replyError(c, "NOAUTH Authentication required.");
         multiFlagError(c);
@@ -491,6 +517,10 @@ int commandProcess(client *c) {
     } else if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
         cmd->rejected_calls++;
         replyError(c, "ERR Command not allowed inside a transaction");
+        multiFlagError(c);
+    } else if ((acl_res = aclCheckCommand(c->user, cmd, c->argv, c->argc, &acl_pos)) != ACL_OK) {
+        cmd->rejected_calls++;
+        aclDeny(c, acl_res, acl_pos);
         multiFlagError(c);
     } else if (!(c->flags & CLIENT_MASTER) && rdbWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
                                      (cmd->proc == execCommand && multiQueueHasWrites(c)))) {
@@ -733,7 +763,7 @@ static unsigned commandAllSpecFlags(cairnCommand *cmd, int inverted) {
     return all;
 }
 
-static int commandHasKeys(cairnCommand *cmd) {
+int commandHasKeys(cairnCommand *cmd) {
     return cmd->getkeys || (commandAllSpecFlags(cmd, 1) & CMD_KEY_NOT_KEY);
 }
 
@@ -792,7 +822,7 @@ static int commandKeysFromSpecs(cairnCommand *cmd, robj **argv, int argc, cmdKey
 /* The keys argv names, with their flags; keys has room for argc entries.
  * Key specs first unless their flags depend on the arguments, then the
  * command's own getkeys proc. */
-static int commandKeysWithFlags(cairnCommand *cmd, robj **argv, int argc, cmdKeyRef *keys) {
+int commandKeyRefs(cairnCommand *cmd, robj **argv, int argc, cmdKeyRef *keys) {
     int has_spec = (commandAllSpecFlags(cmd, 1) & CMD_KEY_NOT_KEY) != 0;
     int varflags = (commandAllSpecFlags(cmd, 0) & CMD_KEY_VARIABLE_FLAGS) != 0;
     if (has_spec && !varflags) {
@@ -805,7 +835,7 @@ static int commandKeysWithFlags(cairnCommand *cmd, robj **argv, int argc, cmdKey
 int commandGetKeys(cairnCommand *cmd, robj **argv, int argc, int *keys, int max) {
     if (!commandHasKeys(cmd)) return 0;
     cmdKeyRef *refs = zmalloc(sizeof(*refs) * (argc + 1));
-    int n = commandKeysWithFlags(cmd, argv, argc, refs);
+    int n = commandKeyRefs(cmd, argv, argc, refs);
     if (n > max) n = max;
     for (int j = 0; j < n; j++) keys[j] = refs[j].pos;
     zfree(refs);
@@ -899,7 +929,7 @@ static const struct {
     {CMD_NO_ASYNC_LOADING, "no_async_loading"}, {CMD_NO_MULTI, "no_multi"},
     {CMD_MOVABLE_KEYS, "movablekeys"}, {CMD_ALLOW_BUSY, "allow_busy"}, {0, NULL}};
 
-static uint64_t commandAclCategories(cairnCommand *c) {
+uint64_t commandAclCategories(cairnCommand *c) {
     uint64_t cats = c->acl_categories;
     if (c->flags & CMD_WRITE) cats |= ACL_CAT_WRITE;
     if (c->flags & CMD_READONLY) cats |= ACL_CAT_READ;
@@ -929,11 +959,20 @@ static const struct {
                    {ACL_CAT_SET, "set"},           {ACL_CAT_SORTEDSET, "sortedset"},
                    {ACL_CAT_LIST, "list"},         {ACL_CAT_HASH, "hash"},
                    {ACL_CAT_STRING, "string"},     {ACL_CAT_BITMAP, "bitmap"},
-                   {ACL_CAT_HYPERLOGLOG, "hyperloglog"}, {ACL_CAT_PUBSUB, "pubsub"},
+                   {ACL_CAT_HYPERLOGLOG, "hyperloglog"}, {ACL_CAT_GEO, "geo"},
+                   {ACL_CAT_STREAM, "stream"},     {ACL_CAT_PUBSUB, "pubsub"},
                    {ACL_CAT_ADMIN, "admin"},       {ACL_CAT_FAST, "fast"},
                    {ACL_CAT_SLOW, "slow"},         {ACL_CAT_BLOCKING, "blocking"},
                    {ACL_CAT_DANGEROUS, "dangerous"}, {ACL_CAT_CONNECTION, "connection"},
-                   {ACL_CAT_TRANSACTION, "transaction"}, {0, NULL}};
+                   {ACL_CAT_TRANSACTION, "transaction"}, {ACL_CAT_SCRIPTING, "scripting"},
+                   {0, NULL}};
+
+int commandAclCategoryAt(int j, uint64_t *flag, const char **name) {
+    if (j < 0 || j >= (int)(sizeof(aclCatNames) / sizeof(aclCatNames[0])) - 1) return 0;
+    *flag = aclCatNames[j].cat;
+    *name = aclCatNames[j].name;
+    return 1;
+}
 
 static void commandReplyAcl(client *c, cairnCommand *cmd) {
     uint64_t cats = commandAclCategories(cmd);
@@ -1187,7 +1226,7 @@ void commandCommand(client *c) {
             return;
         }
         cmdKeyRef *keys = zmalloc(sizeof(*keys) * c->argc);
-        int n = commandKeysWithFlags(cmd, c->argv + 2, c->argc - 2, keys);
+        int n = commandKeyRefs(cmd, c->argv + 2, c->argc - 2, keys);
         if (n == 0 && !(cmd->flags & CMD_NO_MANDATORY_KEYS)) {
             replyError(c, "ERR Invalid arguments specified for command");
         } else {

@@ -52,7 +52,7 @@ typedef struct client client;
 #define CMD_KEY_INCOMPLETE (1U << 9)
 #define CMD_KEY_VARIABLE_FLAGS (1U << 10)
 
-/* ACL categories reported by COMMAND INFO (no ACL yet, but clients read them). */
+/* ACL categories: COMMAND INFO shows them, ACL rules (+@read) select by them. */
 #define ACL_CAT_KEYSPACE   (1ULL << 0)
 #define ACL_CAT_READ       (1ULL << 1)
 #define ACL_CAT_WRITE      (1ULL << 2)
@@ -71,6 +71,9 @@ typedef struct client client;
 #define ACL_CAT_DANGEROUS  (1ULL << 14)
 #define ACL_CAT_CONNECTION (1ULL << 15)
 #define ACL_CAT_TRANSACTION (1ULL << 16)
+#define ACL_CAT_GEO        (1ULL << 18)
+#define ACL_CAT_STREAM     (1ULL << 19)
+#define ACL_CAT_SCRIPTING  (1ULL << 20)
 
 struct client;
 typedef void commandProc(struct client *c);
@@ -123,6 +126,14 @@ int commandProcess(client *c);
 void commandCall(client *c);
 void commandCommand(client *c);
 int commandGetKeys(cairnCommand *cmd, robj **argv, int argc, int *keys, int max);
+int commandHasKeys(cairnCommand *cmd);
+/* The keys argv names with their CMD_KEY_* flags; keys has room for argc + 1. */
+int commandKeyRefs(cairnCommand *cmd, robj **argv, int argc, cmdKeyRef *keys);
+int commandsIdCount(void); /* ids are 0 .. count-1, subcommands included */
+/* Every category the command is in: its row's plus those its flags imply. */
+uint64_t commandAclCategories(cairnCommand *c);
+/* The j-th category in Redis' order; 0 past the last. */
+int commandAclCategoryAt(int j, uint64_t *flag, const char **name);
 void commandResetStats(void);
 extern dictType commandTableDictType;
 

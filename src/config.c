@@ -17,6 +17,7 @@
  * redis-server started without a config file. */
 
 #define _GNU_SOURCE /* realpath, glob, fchmod under a strict -std= */
+#include "acl.h"
 #include "config.h"
 #include "db.h"
 #include "sds.h"
@@ -498,6 +499,26 @@ static int renameCommandSet(sds *argv, int argc, const char **err) {
 
 static sds renameCommandGet(void) { return sdsempty(); }
 
+/* user NAME RULES...: kept for acl_file.c, which creates the users at start-up. */
+static int userSet(sds *argv, int argc, const char **err) {
+    if (argc == 0 || (argc == 1 && !argv[0][0])) return 1;
+    return aclUserDirective(argv, argc, err);
+}
+
+static sds userGet(void) { return sdsempty(); }
+
+/* The users as they are now, unless they live in an aclfile (as Redis). */
+static void userRewrite(rewriteState *st, int idx) {
+    if (cfg.acl_filename && cfg.acl_filename[0]) return;
+    int n;
+    aclUser **us = aclUsers(&n);
+    for (int j = 0; j < n; j++) {
+        sds d = aclDescribeUser(us[j]);
+        rwLine(st, idx, sdscatprintf(sdsempty(), "user %s %s", us[j]->name, d), 1);
+        sdsfree(d);
+    }
+}
+
 /* The renames stay in the file as they were given. */
 static void renameCommandRewrite(rewriteState *st, int idx) {
     for (int j = 0; j + 1 < cfg.rename_command_len; j += 2) {
@@ -862,6 +883,7 @@ const directive directives[] = {
     B("latency-tracking", NULL, 0, latency_tracking_enabled, "yes"),
     X("latency-tracking-info-percentiles", NULL, F_MULTIARG, "50 99 99.9", latencyPercentiles),
     X("rename-command", NULL, IMM | F_MULTIARG | F_NOGET, "", renameCommand, .rewrite = renameCommandRewrite),
+    X("user", NULL, IMM | F_MULTIARG | F_NOGET, "", user, .rewrite = userRewrite),
     N("socket-mark-id", NULL, IMM, socket_mark_id, 0, UINT_MAX, "0"),
     S("server_cpulist", NULL, IMM | F_EMPTYNULL, server_cpulist, NULL),
     S("bio_cpulist", NULL, IMM | F_EMPTYNULL, bio_cpulist, NULL),

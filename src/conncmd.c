@@ -3,6 +3,7 @@
  *
  * They read and change the calling client's state (protocol, name,
  * authentication, reply mode) and, for CLIENT KILL/LIST, other clients'. */
+#include "acl.h"
 #include "args.h"
 #include "client.h"
 #include "commands.h"
@@ -44,21 +45,13 @@ void quitCommand(client *c) {
     c->flags |= CLIENT_CLOSE_AFTER_REPLY;
 }
 
-/* Password check for the default user (ACL users arrive later). Returns 1 if
- * the credentials are accepted, otherwise replies the error. */
+/* Returns 1 if the credentials are accepted (the client now runs as that
+ * user), otherwise replies the error; acl.c logs the failure. */
 static int authCheckOrReply(client *c, robj *username, robj *password) {
-    int ok;
-    if (!argEq(username, "default")) ok = 0;
-    else if (!cfg.requirepass) ok = 1; /* nopass user: any password works */
-    else {
-        size_t l = sdslen(cfg.requirepass); /* binary safe */
-        ok = sdslen(password->ptr) == l && memcmp(password->ptr, cfg.requirepass, l) == 0;
-    }
-    if (!ok) {
+    if (!aclAuthenticate(c, username, password)) {
         replyError(c, "WRONGPASS invalid username-password pair or user is disabled.");
         return 0;
     }
-    c->flags |= CLIENT_AUTHENTICATED;
     return 1;
 }
 
@@ -70,7 +63,8 @@ void authCommand(client *c) {
     robj *user, *pass;
     robj *def = NULL;
     if (c->argc == 2) {
-        if (!cfg.requirepass) {
+        /* The one-argument form keeps its old error when there is no password. */
+        if (aclDefaultUser()->flags & ACL_USER_NOPASS) {
             replyError(c, "ERR AUTH <password> called without any password configured for the "
                           "default user. Are you sure your configuration is correct?");
             return;
@@ -176,8 +170,9 @@ void resetCommand(client *c) {
     pubsubUnsubscribeAllClient(c, 0);
     multiDiscard(c);
     trackingDisable(c);
-    if (cfg.requirepass) c->flags &= ~CLIENT_AUTHENTICATED;
-    else c->flags |= CLIENT_AUTHENTICATED;
+    c->user = aclDefaultUser();
+    if (aclClientStartsAuthenticated()) c->flags |= CLIENT_AUTHENTICATED;
+    else c->flags &= ~CLIENT_AUTHENTICATED;
     replyConst(c, "+RESET\r\n");
 }
 
@@ -204,7 +199,8 @@ static void clientKill(client *c) {
         return;
     }
     uint64_t id = 0;
-    const char *addr = NULL, *laddr = NULL, *user = NULL;
+    const char *addr = NULL, *laddr = NULL;
+    aclUser *user = NULL;
     int type = -1, skipme = 1;
     for (int i = 2; i < c->argc; i += 2) {
         if (i + 1 >= c->argc) {
@@ -231,12 +227,11 @@ static void clientKill(client *c) {
         } else if (!strcasecmp(opt, "laddr")) {
             laddr = val;
         } else if (!strcasecmp(opt, "user")) {
-            /* Only the default user exists until ACL users arrive. */
-            if (strcmp(val, "default") != 0) {
+            user = aclLookupUser(val, sdslen(c->argv[i + 1]->ptr));
+            if (!user) {
                 replyErrorFormat(c, "ERR No such user '%s'", val);
                 return;
             }
-            user = val;
         } else if (!strcasecmp(opt, "skipme")) {
             if (!strcasecmp(val, "yes")) skipme = 1;
             else if (!strcasecmp(val, "no")) skipme = 0;
@@ -259,7 +254,7 @@ static void clientKill(client *c) {
             if (strcmp(la, laddr) != 0) continue;
         }
         if (type != -1 && clientType(t) != type) continue;
-        if (user && strcmp(user, "default") != 0) continue;
+        if (user && t->user != user) continue;
         if (t == c && skipme) continue;
         if (t == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
         else clientFreeAsync(t);

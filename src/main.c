@@ -5,6 +5,7 @@
  * Every 1000/hz ms the cron updates cached time, serves client timeouts,
  * active expiry and rehashing. Before each sleep pending replies are written
  * and clients marked for closing are freed. */
+#include "acl.h"
 #include "client.h"
 #include "commands.h"
 #include "config.h"
@@ -30,6 +31,7 @@
 #include "crash.h"
 #include "lazyfree.h"
 #include "snapshot.h"
+#include "acl.h"
 #include "aof.h"
 #include "repl.h"
 #include "waitaof.h"
@@ -526,6 +528,13 @@ int main(int argc, char **argv) {
     if (!commandsApplyRenames(&rename_err)) {
         fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (cairn) ***\n>>> 'rename-command'\n%s\n",
                 rename_err);
+        exit(1);
+    }
+    aclInit();
+    sds acl_err = NULL;
+    if (!aclLoadAtStartup(&acl_err)) {
+        serverLog(LL_WARNING, "%s", acl_err);
+        serverLog(LL_WARNING, "Aborting cairn startup because of ACL errors");
         exit(1);
     }
     dbInit();

@@ -15,6 +15,7 @@
  * deleting it (lazily, by FLUSH* or by SWAPDB bringing in no key) is no
  * change, and neither is SWAPDB bringing in another expired key; only a
  * live value appearing is. This is Redis 7.0's rule. */
+#include "acl.h"
 #include "client.h"
 #include "commands.h"
 #include "config.h"
@@ -189,7 +190,19 @@ void execCommand(client *c) {
         c->argv = q[j].argv;
         c->argc = c->argv_len = q[j].argc;
         c->cmd = q[j].cmd;
-        commandCall(c);
+        /* Rules may have changed since the command was queued. */
+        int acl_pos = 0, acl_res = aclCheckCommand(c->user, c->cmd, c->argv, c->argc, &acl_pos);
+        if (acl_res == ACL_OK) {
+            commandCall(c);
+        } else {
+            aclLogAdd(c, acl_res, ACL_LOG_CTX_MULTI, acl_pos, NULL, NULL);
+            replyErrorFormat(c, "NOPERM ACLs rules changed between the moment the transaction was "
+                                "accumulated and the EXEC call. This command is no longer allowed "
+                                "for the following reason: %s",
+                             acl_res == ACL_DENIED_CMD   ? "no permission to execute the command or subcommand"
+                             : acl_res == ACL_DENIED_KEY ? "no permission to touch the specified keys"
+                             : "no permission to access one of the channels used as arguments");
+        }
         /* The command may have rewritten its argv for propagation. */
         q[j].argv = c->argv;
         q[j].argc = c->argc;

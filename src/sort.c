@@ -62,6 +62,7 @@
 #include "util.h"
 #include "zmalloc.h"
 #include "listpack.h"
+#include "acl.h"
 #include "quicklist.h"
 #include "sort.h"
 #include "t_hash.h"
@@ -366,8 +367,21 @@ static void sortGeneric(client *c, int readonly) {
             sortby = c->argv[++j];
             /* A pattern without '*' names no key: don't sort at all (and,
              * as in Redis, a later BY with a '*' does not undo that). */
-            if (strchr(sortby->ptr, '*') == NULL) dontsort = 1;
+            if (strchr(sortby->ptr, '*') == NULL) {
+                dontsort = 1;
+            } else if (!aclClientHasFullKeyAccess(c)) {
+                /* the keys a pattern reaches are not known in advance:
+                 * only a user that may read every key may use one */
+                replyError(c, "ERR BY option of SORT denied due to insufficient ACL permissions.");
+                zfree(getops);
+                return;
+            }
         } else if (!strcasecmp(opt, "get") && leftargs >= 1) {
+            if (!aclClientHasFullKeyAccess(c)) {
+                replyError(c, "ERR GET option of SORT denied due to insufficient ACL permissions.");
+                zfree(getops);
+                return;
+            }
             getops[getop++] = c->argv[++j];
         } else {
             replyErrorSyntax(c);
