@@ -829,8 +829,7 @@ static int aclSubscriptionsAllowed(aclUser *u, dict *d, int is_pattern) {
     dictEntry *de;
     int ok = 1;
     while (ok && (de = dictNext(it)) != NULL) {
-        robj *o = dictGetKey(de);
-        sds ch = o->ptr;
+        sds ch = dictGetKey(de); /* pubsub.c keys clients' dicts by sds */
         ok = aclUserChannelAllowed(u, ch, sdslen(ch), is_pattern);
     }
     dictReleaseIterator(it);

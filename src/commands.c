@@ -212,7 +212,7 @@ static cairnCommand clusterSubcommands[] = {
 #define ADM (A | NS | L | S)
 static cairnCommand aclSubcommands[] = {
     CMD("cat", aclCommand, -2, NS | L | S, 0, 0, 0, 0, "List the ACL categories or the commands inside a category", "6.0.0", "server"),
-    CMD("deluser", aclCommand, -3, ADM, 0, 0, 0, 0, "Remove the specified ACL users and the associated rules", "6.0.0", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    CMD("deluser", aclCommand, -3, ADM, 0, 0, 0, 0, "Remove the specified ACL users and the associated rules", "6.0.0", "server"),
     CMD("dryrun", aclCommand, -4, ADM, 0, 0, 0, 0, "Returns whether the user can execute the given command without executing the command.", "7.0.0", "server"),
     CMD("genpass", aclCommand, -2, NS | L | S, 0, 0, 0, 0, "Generate a pseudorandom secure password to use for ACL users", "6.0.0", "server"),
     CMD("getuser", aclCommand, 3, ADM, 0, 0, 0, 0, "Get the rules for a specific ACL user", "6.0.0", "server"),
@@ -220,8 +220,8 @@ static cairnCommand aclSubcommands[] = {
     CMD("list", aclCommand, 2, ADM, 0, 0, 0, 0, "List the current ACL rules in ACL config file format", "6.0.0", "server"),
     CMD("load", aclCommand, 2, ADM, 0, 0, 0, 0, "Reload the ACLs from the configured ACL file", "6.0.0", "server"),
     CMD("log", aclCommand, -2, ADM, 0, 0, 0, 0, "List latest events denied because of ACLs in place", "6.0.0", "server"),
-    CMD("save", aclCommand, 2, ADM, 0, 0, 0, 0, "Save the current ACL rules in the configured ACL file", "6.0.0", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
-    CMD("setuser", aclCommand, -3, ADM, 0, 0, 0, 0, "Modify or create the rules for a specific ACL user", "6.0.0", "server", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    CMD("save", aclCommand, 2, ADM, 0, 0, 0, 0, "Save the current ACL rules in the configured ACL file", "6.0.0", "server"),
+    CMD("setuser", aclCommand, -3, ADM, 0, 0, 0, 0, "Modify or create the rules for a specific ACL user", "6.0.0", "server"),
     CMD("users", aclCommand, 2, ADM, 0, 0, 0, 0, "List the username of all the configured ACL rules", "6.0.0", "server"),
     CMD("whoami", aclCommand, 2, NS | L | S, 0, 0, 0, 0, "Return the name of the user associated to the current connection", "6.0.0", "server"),
     END};
