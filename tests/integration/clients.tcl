@@ -813,6 +813,7 @@ if {[set why [python_missing]] ne ""} {
     skip "redis-py test suite (redis_py_test.py)" "python3-redis not importable ($why)"
     skip "redis-py pubsub/transaction suite (redis_py_pubsub_test.py)" "python3-redis not importable ($why)"
     skip "redis-py connect and introspection suite (redis_py_connect_test.py)" "python3-redis not importable ($why)"
+    skip "redis-py ACL suite (redis_py_acl_test.py)" "python3-redis not importable ($why)"
 } else {
     test "redis-py test suite (redis_py_test.py)" {
         script_suite [list $python -B [file join $here redis_py_test.py] \
@@ -837,6 +838,14 @@ if {[set why [python_missing]] ne ""} {
         script_suite [list $python -B [file join $here redis_py_connect_test.py] \
             [dict get $srv host] [dict get $srv port] [dict get $authsrv port] s3cret] 11
         assert_equal PONG [r $c PING]
+    }
+
+    # The ACL examples through redis-py's acl_* methods.
+    test "redis-py ACL suite (redis_py_acl_test.py)" {
+        script_suite [list $python -B [file join $here redis_py_acl_test.py] \
+            [dict get $srv host] [dict get $srv port]] 5
+        # The script deletes the users it made.
+        assert_equal {default} [r $c ACL USERS]
     }
 }
 
