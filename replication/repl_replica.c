@@ -580,6 +580,7 @@ static void replicaStartMaster(connection *conn) {
     ml.conn = NULL;
     client *c = clientCreate(conn, 0);
     c->flags |= CLIENT_MASTER | CLIENT_AUTHENTICATED | CLIENT_REPLY_OFF;
+    c->user = NULL; /* the primary's stream is applied whatever the ACL rules */
     dbSelect(c, ml.master_db);
     ml.master = c;
     ml.state = RL_CONNECTED;

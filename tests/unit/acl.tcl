@@ -382,6 +382,27 @@ test "a replica authenticates with masteruser/masterauth as an ACL user" {
         after 100
     }
     assert $ok "the replica got the write"
+    # masterauth alone authenticates as "default"
+    r $adm ACL SETUSER default on >dpw
+    set rep2 [start_server -config [list masterauth dpw repl-diskless-sync-delay 0]]
+    set rc2 [client $rep2]
+    r $rc2 REPLICAOF 127.0.0.1 [dict get $p port]
+    set ok 0
+    for {set i 0} {$i < 100} {incr i} {
+        if {[r $rc2 GET rk] eq "rv"} { set ok 1; break }
+        after 100
+    }
+    assert $ok "the masterauth replica got the data"
+    # the primary's stream is applied even if the replica's own default user may not write
+    r $rc2 ACL SETUSER default -@write
+    r $adm SET rk2 v2
+    set ok 0
+    for {set i 0} {$i < 100} {incr i} {
+        if {[r $rc2 GET rk2] eq "v2"} { set ok 1; break }
+        after 100
+    }
+    assert $ok "the replica applied a write its default user may not make"
+    stop_server $rep2
     stop_server $rep
     stop_server $p
 }
