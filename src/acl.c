@@ -130,7 +130,9 @@ static void aclSetBit(aclSelector *s, int id, int on) {
     }
 }
 
-static int aclGetBit(aclSelector *s, int id) { return (s->cmd_bits[id / 64] >> (id % 64)) & 1; }
+static int aclGetBit(aclSelector *s, int id) {
+    return (s->cmd_bits[id / 64] >> (id % 64)) & 1;
+}
 
 /* A command and, for a container, all its subcommands. */
 static void aclChangePerm(aclSelector *s, cairnCommand *cmd, int on) {
@@ -391,8 +393,10 @@ static int aclFindIndex(const char *name, size_t len) {
         int mid = (lo + hi) / 2;
         int r = aclUserCmp(name, len, users[mid]->name);
         if (!r) return mid;
-        if (r < 0) hi = mid - 1;
-        else lo = mid + 1;
+        if (r < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
     }
     return -lo - 1;
 }
@@ -421,7 +425,9 @@ aclUser **aclUsers(int *count) {
     return users;
 }
 
-aclUser *aclDefaultUser(void) { return default_user; }
+aclUser *aclDefaultUser(void) {
+    return default_user;
+}
 
 int aclUsernameValid(const char *name, size_t len) {
     for (size_t j = 0; j < len; j++)
@@ -557,23 +563,30 @@ int aclSetUser(aclUser *u, const char *op, ssize_t oplen) {
 
 const char *aclSetUserErrorString(int err) {
     switch (err) {
-    case ENOENT: return "Unknown command or category name in ACL";
-    case EINVAL: return "Syntax error";
-    case EEXIST:
-        return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and does "
-               "not have any effect. Try 'resetkeys' to start with an empty list of patterns";
-    case EISDIR:
-        return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid and "
-               "does not have any effect. Try 'resetchannels' to start with an empty list of "
-               "channels";
-    case ENODEV: return "The password you are trying to remove from the user does not exist";
-    case EBADMSG:
-        return "The password hash must be exactly 64 characters and contain only lowercase "
-               "hexadecimal characters";
-    case EALREADY:
-        return "Duplicate user found. A user can only be defined once in config files";
-    case ECHILD: return "Allowing first-arg of a subcommand is not supported";
-    default: return "Unknown error";
+        case ENOENT:
+            return "Unknown command or category name in ACL";
+        case EINVAL:
+            return "Syntax error";
+        case EEXIST:
+            return "Adding a pattern after the * pattern (or the 'allkeys' flag) is not valid and "
+                   "does "
+                   "not have any effect. Try 'resetkeys' to start with an empty list of patterns";
+        case EISDIR:
+            return "Adding a pattern after the * pattern (or the 'allchannels' flag) is not valid "
+                   "and "
+                   "does not have any effect. Try 'resetchannels' to start with an empty list of "
+                   "channels";
+        case ENODEV:
+            return "The password you are trying to remove from the user does not exist";
+        case EBADMSG:
+            return "The password hash must be exactly 64 characters and contain only lowercase "
+                   "hexadecimal characters";
+        case EALREADY:
+            return "Duplicate user found. A user can only be defined once in config files";
+        case ECHILD:
+            return "Allowing first-arg of a subcommand is not supported";
+        default:
+            return "Unknown error";
     }
 }
 
@@ -614,10 +627,14 @@ int aclMergeSelectorArgs(sds *argv, int argc, sds **merged, int *mergedc, sds *e
 /* ---- descriptions ---- */
 
 static sds aclCatPattern(sds s, aclKeyPattern *p) {
-    if (p->perms == ACL_PERM_ALL) s = sdscatlen(s, "~", 1);
-    else if (p->perms == ACL_PERM_READ) s = sdscatlen(s, "%R~", 3);
-    else if (p->perms == ACL_PERM_WRITE) s = sdscatlen(s, "%W~", 3);
-    else s = sdscatlen(s, "%~", 2);
+    if (p->perms == ACL_PERM_ALL)
+        s = sdscatlen(s, "~", 1);
+    else if (p->perms == ACL_PERM_READ)
+        s = sdscatlen(s, "%R~", 3);
+    else if (p->perms == ACL_PERM_WRITE)
+        s = sdscatlen(s, "%W~", 3);
+    else
+        s = sdscatlen(s, "%~", 2);
     return sdscatsds(s, p->pattern);
 }
 
@@ -700,7 +717,8 @@ sds aclDescribeSelectorKeys(aclSelector *s) {
 sds aclDescribeSelectorChannels(aclSelector *s) {
     if (s->flags & ACL_SEL_ALLCHANNELS) return sdsnew("&*");
     sds r = sdsempty();
-    for (int j = 0; j < s->nchannels; j++) r = sdscatprintf(r, "%s&%s", j ? " " : "", s->channels[j]);
+    for (int j = 0; j < s->nchannels; j++)
+        r = sdscatprintf(r, "%s&%s", j ? " " : "", s->channels[j]);
     return r;
 }
 
@@ -733,8 +751,10 @@ sds aclDescribeUser(aclUser *u) {
     for (int j = 0; j < u->npasswords; j++) r = sdscatprintf(r, "#%s ", u->passwords[j]);
     for (int j = 0; j < u->nselectors; j++) {
         sds d = aclDescribeSelector(u->selectors[j]);
-        if (j == 0) r = sdscatsds(r, d);
-        else r = sdscatprintf(r, " (%s)", d);
+        if (j == 0)
+            r = sdscatsds(r, d);
+        else
+            r = sdscatprintf(r, " (%s)", d);
         sdsfree(d);
     }
     return r;
@@ -745,8 +765,10 @@ sds aclDescribeUser(aclUser *u) {
 static void aclDisconnect(client *c) {
     c->user = default_user;
     c->flags &= ~CLIENT_AUTHENTICATED;
-    if (c == server.current_client) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-    else clientFreeAsync(c);
+    if (c == server.current_client)
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+    else
+        clientFreeAsync(c);
 }
 
 void aclKillUserClients(aclUser *u) {
@@ -840,7 +862,8 @@ static int aclSubscriptionsAllowed(aclUser *u, dict *d, int is_pattern) {
  * that hold a channel or pattern no longer allowed. */
 void aclKillPubsubClientsIfNeeded(aclUser *newu, aclUser *old) {
     for (client *c = server.clients; c; c = c->next) {
-        if (c->user != old || !(c->flags & CLIENT_PUBSUB) || (c->flags & CLIENT_CLOSE_ASAP)) continue;
+        if (c->user != old || !(c->flags & CLIENT_PUBSUB) || (c->flags & CLIENT_CLOSE_ASAP))
+            continue;
         if (!aclSubscriptionsAllowed(newu, c->pubsub_channels, 0) ||
             !aclSubscriptionsAllowed(newu, c->pubsub_shard_channels, 0) ||
             !aclSubscriptionsAllowed(newu, c->pubsub_patterns, 1))
@@ -897,8 +920,9 @@ int aclAuthenticate(client *c, robj *username, robj *password) {
         c->flags |= CLIENT_AUTHENTICATED;
         return 1;
     }
-    aclLogAdd(c, ACL_DENIED_AUTH, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL,
-              0, username->ptr, NULL);
+    aclLogAdd(c, ACL_DENIED_AUTH,
+              (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, 0,
+              username->ptr, NULL);
     return 0;
 }
 
@@ -929,14 +953,18 @@ static void aclChannelArgs(cairnCommand *cmd, int argc, int *first, int *last, i
     *first = 1;
     *last = 0;
     *pattern = 0;
-    if (p == publishCommand || p == spublishCommand) *last = 1;
-    else if (p == subscribeCommand || p == ssubscribeCommand) *last = argc - 1;
-    else if (p == psubscribeCommand) *last = argc - 1, *pattern = 1;
+    if (p == publishCommand || p == spublishCommand)
+        *last = 1;
+    else if (p == subscribeCommand || p == ssubscribeCommand)
+        *last = argc - 1;
+    else if (p == psubscribeCommand)
+        *last = argc - 1, *pattern = 1;
 }
 
 static int aclSelectorCheck(aclSelector *s, cairnCommand *cmd, robj **argv, int argc, int *argpos,
                             aclKeyCache *kc) {
-    if (!(s->flags & ACL_SEL_ALLCOMMANDS) && !(cmd->flags & CMD_NO_AUTH) && !aclGetBit(s, cmd->id)) {
+    if (!(s->flags & ACL_SEL_ALLCOMMANDS) && !(cmd->flags & CMD_NO_AUTH) &&
+        !aclGetBit(s, cmd->id)) {
         sds *fa = s->firstargs ? s->firstargs[cmd->id] : NULL;
         int idx = cmd->parent ? 2 : 1;
         if (!fa || argc <= idx) return ACL_DENIED_CMD;
@@ -1012,13 +1040,14 @@ int aclClientHasFullKeyAccess(client *c) {
 }
 
 void aclDeny(client *c, int result, int argpos) {
-    aclLogAdd(c, result, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL, argpos,
-              NULL, NULL);
+    aclLogAdd(c, result, (c->flags & CLIENT_MULTI) ? ACL_LOG_CTX_MULTI : ACL_LOG_CTX_TOPLEVEL,
+              argpos, NULL, NULL);
     if (result == ACL_DENIED_CMD)
         replyErrorFormat(c, "NOPERM this user has no permissions to run the '%s' command",
                          c->cmd->fullname);
     else if (result == ACL_DENIED_KEY)
-        replyError(c, "NOPERM this user has no permissions to access one of the keys used as arguments");
+        replyError(
+            c, "NOPERM this user has no permissions to access one of the keys used as arguments");
     else if (result == ACL_DENIED_CHANNEL)
         replyError(c, "NOPERM this user has no permissions to access one of the channels used as "
                       "arguments");

@@ -79,7 +79,9 @@ static int aclLoadConfigUsers(sds *err) {
  * the errors, Redis' way: every problem, with file and line. */
 static sds aclParseFile(const char *path, aclUser ***out, int *nout) {
     FILE *fp = fopen(path, "r");
-    if (!fp) return sdscatprintf(sdsempty(), "Error loading ACLs, opening file '%s': %s", path, strerror(errno));
+    if (!fp)
+        return sdscatprintf(sdsempty(), "Error loading ACLs, opening file '%s': %s", path,
+                            strerror(errno));
     sds content = sdsempty();
     char buf[4096];
     size_t nr;
@@ -98,7 +100,8 @@ static sds aclParseFile(const char *path, aclUser ***out, int *nout) {
         int argc = 0;
         sds *argv = sdssplitlen(lines[i], sdslen(lines[i]), " ", 1, &argc);
         if (argc < 2 || strcmp(argv[0], "user")) {
-            errors = sdscatprintf(errors, "%s:%d should start with user keyword followed by the username. ",
+            errors = sdscatprintf(errors,
+                                  "%s:%d should start with user keyword followed by the username. ",
                                   path, linenum);
             sdsfreesplitres(argv, argc);
             continue;
@@ -106,8 +109,8 @@ static sds aclParseFile(const char *path, aclUser ***out, int *nout) {
         int dup = 0;
         for (int j = 0; j < n && !dup; j++) dup = !sdscmp(list[j]->name, argv[1]);
         if (dup) {
-            errors = sdscatprintf(errors, "WARNING: Duplicate user '%s' found on line %d. ", argv[1],
-                                  linenum);
+            errors = sdscatprintf(errors, "WARNING: Duplicate user '%s' found on line %d. ",
+                                  argv[1], linenum);
             sdsfreesplitres(argv, argc);
             continue;
         }
@@ -127,8 +130,8 @@ static sds aclParseFile(const char *path, aclUser ***out, int *nout) {
         int mc;
         sds perr = NULL;
         if (aclMergeSelectorArgs(argv + 2, argc - 2, &merged, &mc, &perr) == -1) {
-            errors = sdscatprintf(errors, "%s:%d: Unmatched parenthesis in selector definition.", path,
-                                  linenum);
+            errors = sdscatprintf(errors, "%s:%d: Unmatched parenthesis in selector definition.",
+                                  path, linenum);
             sdsfree(perr);
             sdsfreesplitres(argv, argc);
             continue;
@@ -152,8 +155,9 @@ static sds aclParseFile(const char *path, aclUser ***out, int *nout) {
     if (sdslen(errors)) {
         for (int j = 0; j < n; j++) aclFreeUser(list[j]);
         zfree(list);
-        errors = sdscat(errors, "WARNING: ACL errors detected, no change to the previously active ACL "
-                                "rules was performed");
+        errors =
+            sdscat(errors, "WARNING: ACL errors detected, no change to the previously active ACL "
+                           "rules was performed");
         return errors;
     }
     sdsfree(errors);
@@ -190,7 +194,8 @@ sds aclSaveFile(const char *path) {
         while (off < sdslen(content)) {
             ssize_t w = write(fd, content + off, sdslen(content) - off);
             if (w <= 0) {
-                err = sdscatprintf(sdsempty(), "Writing ACL file for ACL SAVE: %s", strerror(errno));
+                err =
+                    sdscatprintf(sdsempty(), "Writing ACL file for ACL SAVE: %s", strerror(errno));
                 break;
             }
             off += (size_t)w;
@@ -205,7 +210,8 @@ sds aclSaveFile(const char *path) {
     if (err) {
         serverLog(LL_WARNING, "%s", err);
         sdsfree(err);
-        err = sdsnew("There was an error trying to save the ACLs. Please check the server logs for more information");
+        err = sdsnew("There was an error trying to save the ACLs. Please check the server logs for "
+                     "more information");
     }
     sdsfree(tmp);
     sdsfree(content);
@@ -215,10 +221,11 @@ sds aclSaveFile(const char *path) {
 int aclLoadAtStartup(sds *err) {
     int has_file = cfg.acl_filename && cfg.acl_filename[0];
     if (has_file && nconfig_users) {
-        *err = sdsnew("Configuring Redis with users defined in redis.conf and at the same setting an "
-                      "ACL file path is invalid. This setup is very likely to lead to configuration "
-                      "errors and security holes, please define either an ACL file or declare users "
-                      "directly in your redis.conf, but not both.");
+        *err =
+            sdsnew("Configuring Redis with users defined in redis.conf and at the same setting an "
+                   "ACL file path is invalid. This setup is very likely to lead to configuration "
+                   "errors and security holes, please define either an ACL file or declare users "
+                   "directly in your redis.conf, but not both.");
         return 0;
     }
     if (!aclLoadConfigUsers(err)) return 0;

@@ -60,11 +60,16 @@ static void aclLogTrim(void) {
 void aclLogAdd(client *c, int reason, int context, int argpos, const char *username,
                const char *object) {
     sds obj;
-    if (object) obj = sdsnew(object);
-    else if (reason == ACL_DENIED_CMD) obj = sdsnew(c->cmd->fullname);
-    else if (reason == ACL_DENIED_KEY || reason == ACL_DENIED_CHANNEL) obj = sdsdup(c->argv[argpos]->ptr);
-    else if (reason == ACL_DENIED_AUTH) obj = sdsdup(c->argv[0]->ptr);
-    else obj = sdsempty();
+    if (object)
+        obj = sdsnew(object);
+    else if (reason == ACL_DENIED_CMD)
+        obj = sdsnew(c->cmd->fullname);
+    else if (reason == ACL_DENIED_KEY || reason == ACL_DENIED_CHANNEL)
+        obj = sdsdup(c->argv[argpos]->ptr);
+    else if (reason == ACL_DENIED_AUTH)
+        obj = sdsdup(c->argv[0]->ptr);
+    else
+        obj = sdsempty();
     sds user = sdsnew(username ? username : (c->user ? c->user->name : "default"));
     sds cinfo = clientInfoString(sdsempty(), c);
     long long now = server.unixtime_ms;
@@ -175,8 +180,10 @@ static void aclSetuserCommand(client *c) {
         }
     }
     sdsfreesplitres(merged, mc);
-    if (u) aclKillPubsubClientsIfNeeded(tmp, u);
-    else u = aclCreateUser(name, sdslen(name));
+    if (u)
+        aclKillPubsubClientsIfNeeded(tmp, u);
+    else
+        u = aclCreateUser(name, sdslen(name));
     aclCopyUser(u, tmp);
     aclFreeUser(tmp);
     replyOk(c);
@@ -215,7 +222,8 @@ static void aclGetuserCommand(client *c) {
         if (u->flags & names[j].flag) replyBulkCString(c, names[j].name);
     replyBulkCString(c, "passwords");
     replyArrayLen(c, u->npasswords);
-    for (int j = 0; j < u->npasswords; j++) replyBulkBuf(c, u->passwords[j], sdslen(u->passwords[j]));
+    for (int j = 0; j < u->npasswords; j++)
+        replyBulkBuf(c, u->passwords[j], sdslen(u->passwords[j]));
     aclSelector *root = u->selectors[0];
     replyBulkCString(c, "commands");
     replyBulkSds(c, aclDescribeSelectorCommands(root));
@@ -411,7 +419,8 @@ void aclCommand(client *c) {
             "DELUSER <username> [<username> ...]",
             "    Delete a list of users.",
             "DRYRUN <username> <command> [<arg> ...]",
-            "    Returns whether the user can execute the given command without executing the command.",
+            "    Returns whether the user can execute the given command without executing the "
+            "command.",
             "GETUSER <username>",
             "    Get the user's details.",
             "GENPASS [<bits>]",
