@@ -121,6 +121,16 @@ test "channel patterns: &, allchannels, resetchannels" {
     assert_equal 0 [r $x PUBLISH other hi]
     assert_error "*(or the 'allchannels' flag)*" {r $c ACL SETUSER u4 &x}
     r $c ACL DELUSER u4
+    # acl-pubsub-default: what new users, selectors and "reset" start with
+    r $c CONFIG SET acl-pubsub-default allchannels
+    r $c ACL SETUSER u6 {(~x)}
+    r $c ACL SETUSER u7 reset
+    assert_equal {{user u6 off &* -@all (~x &* -@all)} {user u7 off sanitize-payload &* -@all}} \
+        [lsearch -all -inline [r $c ACL LIST] "user u\[67\] *"]
+    r $c CONFIG SET acl-pubsub-default resetchannels
+    r $c ACL SETUSER u8
+    assert_equal {user u8 off resetchannels -@all} [lsearch -inline [r $c ACL LIST] "user u8 *"]
+    r $c ACL DELUSER u6 u7 u8
 }
 
 test "selectors: a command is allowed if any selector allows it" {
