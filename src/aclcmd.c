@@ -150,6 +150,7 @@ static void aclLogCommand(client *c) {
 }
 
 static void aclSetuserCommand(client *c) {
+    for (int j = 2; j < c->argc; j++) clientRedactArg(c, j); /* rules hold passwords */
     sds name = c->argv[2]->ptr;
     if (!aclUsernameValid(name, sdslen(name))) {
         replyError(c, "ERR Usernames can't contain spaces or null characters");

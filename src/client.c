@@ -830,6 +830,14 @@ void clientRewriteArg(client *c, int i, robj *o) {
     c->argv[i] = o;
 }
 
+/* SLOWLOG and MONITOR show "(redacted)" for argument i (a password); the
+ * command itself still sees it. */
+void clientRedactArg(client *c, int i) {
+    clientRetainOriginalArgv(c);
+    decrRefCount(c->original_argv[i]);
+    c->original_argv[i] = createStringObject("(redacted)", 10);
+}
+
 void clientRetainOriginalArgv(client *c) {
     if (c->original_argv) return;
     c->original_argv = zmalloc(sizeof(robj *) * c->argc);

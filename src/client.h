@@ -187,6 +187,7 @@ void clientRewriteArg(client *c, int i, robj *o);
 /* Keep the current argv as the original (SLOWLOG and MONITOR show it even
  * if the command rewrites argv in place); released by clientFreeOriginalArgv. */
 void clientRetainOriginalArgv(client *c);
+void clientRedactArg(client *c, int i); /* "(redacted)" in SLOWLOG/MONITOR */
 void clientFreeOriginalArgv(client *c);
 
 /* --- pause (conncmd.c) --- */

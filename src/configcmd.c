@@ -106,6 +106,11 @@ static void configSet(client *c) {
     sds *old = zcalloc(sizeof(sds) * (size_t)n), msg = NULL;
     const char *err = NULL, *errname = NULL;
 
+    /* Secrets never reach SLOWLOG or MONITOR, even in a failing call. */
+    for (int i = 0; i < n; i++) {
+        int k = lookupDirective(c->argv[2 + 2 * i]->ptr, NULL);
+        if (k >= 0 && (directives[k].flags & F_SENSITIVE)) clientRedactArg(c, 3 + 2 * i);
+    }
     for (int i = 0; i < n && !errname; i++) {
         const char *name = c->argv[2 + 2 * i]->ptr;
         idx[i] = lookupDirective(name, &shown[i]);

@@ -62,6 +62,7 @@ void authCommand(client *c) {
     }
     robj *user, *pass;
     robj *def = NULL;
+    for (int j = 1; j < c->argc; j++) clientRedactArg(c, j);
     if (c->argc == 2) {
         /* The one-argument form keeps its old error when there is no password. */
         if (aclDefaultUser()->flags & ACL_USER_NOPASS) {
@@ -117,6 +118,8 @@ void helloCommand(client *c) {
         int more = (c->argc - 1) - j;
         const char *opt = c->argv[j]->ptr;
         if (!strcasecmp(opt, "AUTH") && more >= 2) {
+            clientRedactArg(c, j + 1);
+            clientRedactArg(c, j + 2);
             user = c->argv[j + 1];
             pass = c->argv[j + 2];
             j += 2;

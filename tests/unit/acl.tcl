@@ -317,6 +317,25 @@ test "requirepass is the default user's password; AUTH, HELLO AUTH, RESET" {
     r $c ACL DELUSER hello
 }
 
+test "passwords never reach SLOWLOG: AUTH, HELLO AUTH, ACL SETUSER, CONFIG SET requirepass" {
+    r $c ACL SETUSER sl on >slpw ~* +@all
+    r $c CONFIG SET slowlog-log-slower-than 0
+    r $c SLOWLOG RESET
+    set x [client $srv]
+    r $x AUTH sl slpw
+    catch {r $x AUTH sl wrong}
+    r $x HELLO 2 AUTH sl slpw SETNAME n
+    r $c ACL SETUSER sl >other
+    r $c CONFIG SET requirepass rp maxmemory 0
+    r $c CONFIG SET requirepass ""
+    r $c CONFIG SET slowlog-log-slower-than 10000
+    set logged [lmap e [r $c SLOWLOG GET 20] {lindex $e 3}]
+    # (the last CONFIG SET is not logged: it ran under the new threshold)
+    assert_equal {{CONFIG SET requirepass (redacted)} {CONFIG SET requirepass (redacted) maxmemory 0} {ACL SETUSER (redacted) (redacted)} {HELLO 2 AUTH (redacted) (redacted) SETNAME n} {AUTH (redacted) (redacted)} {AUTH (redacted) (redacted)} {SLOWLOG RESET}} \
+        $logged
+    r $c ACL DELUSER sl
+}
+
 test "ACL SAVE and ACL LOAD round-trip through the aclfile" {
     set dir [dict get $srv dir]
     set f [file join $dir users.acl]
