@@ -392,6 +392,19 @@ test "user directives in the configuration file, and CONFIG REWRITE keeps them" 
     close $fh
     assert {[catch {exec -ignorestderr $::cairn(server) $conf --port 0 2>@1} out]}
     assert_match "*Error in user declaration '+nosuch': Unknown command or category name in ACL*" $out
+    # an aclfile with errors, or together with user lines, stops start-up too
+    set acl [file join $::cairn(tmp) acl-bad.acl]
+    set fh [open $acl w]
+    puts $fh "user x on +nosuch"
+    close $fh
+    assert {[catch {exec -ignorestderr $::cairn(server) --port 0 --aclfile $acl 2>@1} out]}
+    assert_match "*$acl:1: Error in applying operation '+nosuch'*" $out
+    set fh [open $conf w]
+    puts $fh "user x on"
+    puts $fh "aclfile $acl"
+    close $fh
+    assert {[catch {exec -ignorestderr $::cairn(server) $conf --port 0 2>@1} out]}
+    assert_match "*users defined in redis.conf and at the same setting an ACL file path is invalid*" $out
 }
 
 test "a replica authenticates with masteruser/masterauth as an ACL user" {
