@@ -722,7 +722,7 @@ sds aclDescribeSelectorChannels(aclSelector *s) {
     return r;
 }
 
-sds aclDescribeSelector(aclSelector *s) {
+static sds aclDescribeSelector(aclSelector *s) {
     sds r = sdsempty();
     if (s->flags & ACL_SEL_ALLKEYS) {
         r = sdscat(r, "~* ");
@@ -898,7 +898,7 @@ int aclAuthRequired(client *c) {
     return !aclClientStartsAuthenticated() && !(c->flags & CLIENT_AUTHENTICATED);
 }
 
-int aclCheckCredentials(aclUser *u, robj *password) {
+static int aclCheckCredentials(aclUser *u, robj *password) {
     if (!u || (u->flags & ACL_USER_DISABLED)) return 0;
     if (u->flags & ACL_USER_NOPASS) return 1;
     char hash[65];

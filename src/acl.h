@@ -94,7 +94,6 @@ aclUser **aclUsers(int *count); /* sorted by name; the table's own array */
 void aclReplaceUsers(aclUser **users,
                      int count); /* ACL LOAD: new table (default copied in place) */
 sds aclDescribeUser(aclUser *u); /* the ACL LIST line, without "user name " */
-sds aclDescribeSelector(aclSelector *s);
 sds aclDescribeSelectorCommands(aclSelector *s);
 sds aclDescribeSelectorKeys(aclSelector *s);
 sds aclDescribeSelectorChannels(aclSelector *s);
@@ -104,7 +103,6 @@ void aclKillPubsubClientsIfNeeded(aclUser *newu, aclUser *old);
 void aclKillUserClients(aclUser *u);
 
 /* Authentication: 1 and c->user set, or 0 with the failure logged. */
-int aclCheckCredentials(aclUser *u, robj *password);
 int aclAuthenticate(client *c, robj *username, robj *password);
 int aclAuthRequired(client *c);         /* Redis' authRequired */
 int aclClientStartsAuthenticated(void); /* default user on and nopass */
