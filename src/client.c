@@ -698,6 +698,44 @@ static void clientResizeReplyBuffer(client *c) {
     zfree(old);
 }
 
+size_t clientMemoryUsage(client *c) {
+    size_t argvmem = c->argv_len_sum + sizeof(robj *) * c->argv_len;
+    return sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes + argvmem;
+}
+
+/* maxmemory-clients: while normal and pubsub clients together hold more
+ * than the limit, close the biggest one that may be evicted (not CLIENT
+ * NO-EVICT). Called before the loop sleeps, after replies were written,
+ * so output on its way out is not held against a client. One walk per
+ * victim: with the limit off (the default) this costs nothing. */
+void clientsEvictIfNeeded(void) {
+    long long limit = cfg.maxmemory_clients;
+    if (limit < 0) limit = (long long)(cfg.maxmemory * (unsigned long long)-limit / 100);
+    if (limit <= 0) return;
+    for (;;) {
+        size_t total = 0, worst_mem = 0;
+        client *worst = NULL;
+        for (client *c = server.clients; c; c = c->next) {
+            int type = clientType(c);
+            if ((type != CLIENT_TYPE_NORMAL && type != CLIENT_TYPE_PUBSUB) ||
+                (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_FAKE)))
+                continue;
+            size_t mem = clientMemoryUsage(c);
+            total += mem;
+            if (!(c->flags & CLIENT_NO_EVICT) && mem > worst_mem) {
+                worst = c;
+                worst_mem = mem;
+            }
+        }
+        if (total < (size_t)limit || !worst) return;
+        sds info = clientInfoString(sdsempty(), worst);
+        serverLog(LL_NOTICE, "Evicting client: %s", info);
+        sdsfree(info);
+        server.stat_evictedclients++;
+        clientFreeAsync(worst);
+    }
+}
+
 int clientsCron(void) {
     static client *cursor = NULL; /* resumes where the last call stopped */
     unsigned long numclients = server.nclients;
@@ -717,7 +755,10 @@ int clientsCron(void) {
     while (c && iterations--) {
         client *next = c->next;
         if (!(c->flags & CLIENT_CLOSE_ASAP)) {
-            if (cfg.maxidletime && !(c->flags & (CLIENT_MONITOR | CLIENT_REPLICA | CLIENT_MASTER)) &&
+            /* As Redis: subscribers and blocked clients wait on purpose
+             * (a blocked one has its own timeout), so idleness is no sign. */
+            if (cfg.maxidletime &&
+                !(c->flags & (CLIENT_MONITOR | CLIENT_REPLICA | CLIENT_MASTER | CLIENT_PUBSUB | CLIENT_BLOCKED)) &&
                 server.unixtime_ms - c->last_interaction > (long long)cfg.maxidletime * 1000) {
                 serverLog(LL_VERBOSE, "Closing idle client");
                 clientFreeAsync(c);
@@ -769,8 +810,7 @@ sds clientInfoString(sds s, client *c) {
     for (replyBlock *b = c->reply_head; b; b = b->next) oll++;
     size_t qbuf = sdslen(c->querybuf);
     size_t qfree = sdsavail(c->querybuf);
-    size_t argvmem = c->argv_len_sum + sizeof(robj *) * c->argv_len;
-    size_t totmem = sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes + argvmem;
+    size_t totmem = clientMemoryUsage(c);
     return sdscatprintf(
         s,
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lu psub=%lu "

@@ -178,6 +178,10 @@ sds clientInfoString(sds s, client *c);
 sds clientListString(int type);
 int clientHasPendingReplies(client *c);
 int clientCheckOutputLimits(client *c);
+/* What a client costs: struct, buffers, pending output, argv (tot-mem). */
+size_t clientMemoryUsage(client *c);
+/* maxmemory-clients: close the biggest clients while all hold too much. */
+void clientsEvictIfNeeded(void);
 void clientProcessInput(client *c);
 client *clientLookupById(uint64_t id);
 void clientRewriteArgv(client *c, int argc, ...);

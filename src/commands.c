@@ -13,6 +13,7 @@
 #include "config.h"
 #include "db.h"
 #include "dict.h"
+#include "evict.h"
 #include "multi.h"
 #include "object.h"
 #include "propagate.h"
@@ -521,6 +522,10 @@ int commandProcess(client *c) {
     } else if ((acl_res = aclCheckCommand(c->user, cmd, c->argv, c->argc, &acl_pos)) != ACL_OK) {
         cmd->rejected_calls++;
         aclDeny(c, acl_res, acl_pos);
+        multiFlagError(c);
+    } else if (cfg.maxmemory && evictBeforeCommand(c, cmd)) {
+        cmd->rejected_calls++;
+        replyError(c, EVICT_OOM_ERROR);
         multiFlagError(c);
     } else if (!(c->flags & CLIENT_MASTER) && rdbWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
                                      (cmd->proc == execCommand && multiQueueHasWrites(c)))) {

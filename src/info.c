@@ -10,6 +10,7 @@
 #include "config.h"
 #include "db.h"
 #include "dict.h"
+#include "evict.h"
 #include "info.h"
 #include "object.h"
 #include "pubsub.h"
@@ -206,7 +207,7 @@ void infoRecordStartupMemory(void) { startup_memory = zmalloc_used_memory(); }
 static size_t infoClientsMemory(void) {
     size_t mem = 0;
     for (client *c = server.clients; c; c = c->next)
-        mem += sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes;
+        mem += clientMemoryUsage(c);
     return mem;
 }
 
@@ -280,7 +281,7 @@ static sds infoMemory(sds s) {
                      "rss_overhead_bytes:%zd\r\n"
                      "mem_fragmentation_ratio:%.2f\r\n"
                      "mem_fragmentation_bytes:%zd\r\n"
-                     "mem_not_counted_for_evict:0\r\n"
+                     "mem_not_counted_for_evict:%zu\r\n"
                      "mem_replication_backlog:0\r\n"
                      "mem_total_replication_buffers:0\r\n"
                      "mem_clients_slaves:0\r\n"
@@ -297,7 +298,7 @@ static sds infoMemory(sds s) {
                      active > allocated ? active - allocated : 0,
                      active ? (double)resident / active : 0.0, (ssize_t)(resident - active),
                      resident ? (double)rss / resident : 0.0, (ssize_t)(rss - resident),
-                     used ? (double)rss / used : 0.0, (ssize_t)(rss - used), clients,
+                     used ? (double)rss / used : 0.0, (ssize_t)(rss - used), evictNotCountedMemory(), clients,
                      streamMemory(), zmalloc_lib(), lazyfreePendingObjects(),
                      lazyfreeFreedObjects());
     return s;
@@ -338,9 +339,9 @@ static sds infoStats(sds s) {
         "expired_time_cap_reached_count:%lld\r\n"
         "expire_cycle_cpu_milliseconds:0\r\n"
         "evicted_keys:%lld\r\n"
-        "evicted_clients:0\r\n"
-        "total_eviction_exceeded_time:0\r\n"
-        "current_eviction_exceeded_time:0\r\n"
+        "evicted_clients:%lld\r\n"
+        "total_eviction_exceeded_time:%lld\r\n"
+        "current_eviction_exceeded_time:%lld\r\n"
         "keyspace_hits:%lld\r\n"
         "keyspace_misses:%lld\r\n"
         "pubsub_channels:%lu\r\n"
@@ -375,6 +376,7 @@ static sds infoStats(sds s) {
         (double)samplesMean(in_samples) / 1024, (double)samplesMean(out_samples) / 1024,
         server.stat_rejected_conn, sync, server.stat_expiredkeys,
         server.stat_expired_time_cap_reached_count, server.stat_evictedkeys,
+        server.stat_evictedclients, evictTotalExceededMs(), evictCurrentExceededMs(),
         server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
         pubsubTotalPatterns(), pubsubTotalShardChannels(),
         trackingTotalKeys(), trackingTotalItems(), trackingTotalPrefixes(),

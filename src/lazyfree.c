@@ -16,6 +16,7 @@
 
 static unsigned long pending_objects = 0;     /* handed over, not freed yet */
 static unsigned long long freed_objects = 0;  /* freed in the background */
+static size_t pending_bytes = 0;              /* estimated size of those pending */
 
 /* How many separate frees o costs, as Redis counts them: list nodes,
  * hash-table entries, skiplist nodes; a compact encoding is one. */
@@ -25,20 +26,36 @@ static size_t lazyfreeEffort(robj *o) {
     return 1;
 }
 
+/* A value in flight, with the size it had (its memory still shows in
+ * used_memory until the thread is done, so eviction discounts it). */
+typedef struct objectJob {
+    robj *o;
+    size_t bytes;
+} objectJob;
+
 static void lazyfreeObjectJob(void *arg) {
-    decrRefCount(arg);
+    objectJob *job = arg;
+    decrRefCount(job->o);
+    __atomic_sub_fetch(&pending_bytes, job->bytes, __ATOMIC_RELAXED);
+    zfree(job);
     __atomic_sub_fetch(&pending_objects, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&freed_objects, 1, __ATOMIC_RELAXED);
 }
 
 void lazyfreeObject(robj *o) {
     if (o->refcount == 1 && lazyfreeEffort(o) > LAZYFREE_THRESHOLD) {
+        objectJob *job = zmalloc(sizeof(*job));
+        job->o = o;
+        job->bytes = objectComputeSize(o);
+        __atomic_add_fetch(&pending_bytes, job->bytes, __ATOMIC_RELAXED);
         __atomic_add_fetch(&pending_objects, 1, __ATOMIC_RELAXED);
-        bioSubmit(BIO_LAZY_FREE, lazyfreeObjectJob, o);
+        bioSubmit(BIO_LAZY_FREE, lazyfreeObjectJob, job);
     } else {
         decrRefCount(o);
     }
 }
+
+size_t lazyfreePendingBytes(void) { return __atomic_load_n(&pending_bytes, __ATOMIC_RELAXED); }
 
 typedef struct keyspaceJob {
     dict *keys, *expires;

@@ -14,6 +14,8 @@
 /* Drop one reference to o, a value just unlinked from the keyspace. A big
  * value nobody else references is freed by the background thread. */
 void lazyfreeObject(robj *o);
+/* Estimated bytes of values handed over and not freed yet. */
+size_t lazyfreePendingBytes(void);
 
 /* Free a keyspace taken out of service: keys (the main dict, which owns
  * keys and values) and expires (same key pointers, owns nothing). Both are

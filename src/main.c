@@ -14,6 +14,7 @@
 #include "db.h"
 #include "dict.h"
 #include "event.h"
+#include "evict.h"
 #include "info.h"
 #include "log.h"
 #include "object.h"
@@ -90,6 +91,7 @@ void resetServerStats(void) {
     server.stat_client_outbuf_limit_disconnections = 0;
     server.stat_reply_buffer_shrinks = server.stat_reply_buffer_expands = 0;
     server.stat_evictedkeys = 0;
+    server.stat_evictedclients = 0;
     lazyfreeResetStats();
     commandResetStats();
     errorStatsReset();
@@ -209,6 +211,7 @@ static void beforeSleep(eventLoop *el) {
      * finished this turn may release WAITAOF waiters) */
     waitaofBeforeSleep();
     clientsHandlePendingWrites();
+    clientsEvictIfNeeded();
     clientsFreePendingClose();
 }
 
@@ -570,6 +573,7 @@ int main(int argc, char **argv) {
     cfgHooks.apply_tls = tlsApplyConfig;
     cfgHooks.apply_maxclients = applyMaxclients;
     cfgHooks.apply_hz = applyHz;
+    cfgHooks.apply_maxmemory = evictApplyMaxmemory;
     cfgHooks.apply_oom_score_adj = applyOomScoreAdj;
     cfgHooks.apply_jemalloc_bg_thread = applyJemallocBgThread;
     (void)applyJemallocBgThread(NULL);

@@ -96,12 +96,14 @@ void multiQueueCommand(client *c) {
     replyConst(c, "+QUEUED\r\n");
 }
 
-int multiQueueHasWrites(client *c) {
+int multiQueueHasFlags(client *c, uint64_t flags) {
     multiCmd *q = c->mstate;
     for (int j = 0; j < c->mstate_len; j++)
-        if (q[j].cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) return 1;
+        if (q[j].cmd->flags & flags) return 1;
     return 0;
 }
+
+int multiQueueHasWrites(client *c) { return multiQueueHasFlags(c, CMD_WRITE | CMD_MAY_REPLICATE); }
 
 void multiFlagError(client *c) {
     if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;

@@ -5,10 +5,14 @@
 #define CAIRN_MULTI_H
 #include "object.h"
 
+#include <stdint.h>
+
 typedef struct client client;
 typedef struct serverDb serverDb;
 
 int multiQueueHasWrites(client *c);
+/* Whether any queued command has one of these CMD_* flags. */
+int multiQueueHasFlags(client *c, uint64_t flags);
 void multiQueueCommand(client *c);
 void multiFlagError(client *c);
 void multiDiscard(client *c);

@@ -81,6 +81,7 @@ struct cairnServer {
     long long stat_client_outbuf_limit_disconnections;
     long long stat_reply_buffer_shrinks, stat_reply_buffer_expands;
     long long stat_evictedkeys;
+    long long stat_evictedclients; /* maxmemory-clients */
     long long stat_lookups;      /* dictionary lookups of the keyspace (debug counter) */
     dict *errors;                /* error code -> count, for INFO errorstats */
     /* Slow log */
