@@ -239,12 +239,13 @@ static long long evictKey(serverDb *db, sds key) {
     int lazy = cfg.lazyfree_lazy_eviction;
     robj *keyobj = createStringObject(key, sdslen(key));
     long long before = evictCountedUsed();
-    long long start = ustime();
+    /* (the clock is read only when the latency monitor is on) */
+    long long start = cfg.latency_monitor_threshold ? ustime() : 0;
     if (lazy)
         dbDeleteAsync(db, keyobj);
     else
         dbDeleteSync(db, keyobj);
-    latencyAddSampleIfNeeded("eviction-del", (ustime() - start) / 1000);
+    if (start) latencyAddSampleIfNeeded("eviction-del", (ustime() - start) / 1000);
     long long freed = before - evictCountedUsed();
     server.stat_evictedkeys++;
     signalModifiedKey(NULL, db, keyobj);

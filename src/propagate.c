@@ -179,11 +179,14 @@ void propagateTransactionEnd(void) {
 void propagateCommand(client *c) { propagate(c->db->id, c->argv, c->argc); }
 
 void propagateDel(serverDb *db, robj *key, int lazy) {
-    robj *argv[2];
-    argv[0] = lazy ? createStringObject("UNLINK", 6) : createStringObject("DEL", 3);
-    argv[1] = key;
+    /* Expiry and eviction send many: the command names are made once. */
+    static robj *del, *unlink_cmd;
+    if (!del) {
+        del = createStringObject("DEL", 3);
+        unlink_cmd = createStringObject("UNLINK", 6);
+    }
+    robj *argv[2] = {lazy ? unlink_cmd : del, key};
     propagate(db->id, argv, 2);
-    decrRefCount(argv[0]);
 }
 
 void propagateResetSelect(void) { stream.last_dbid = -1; }

@@ -162,4 +162,10 @@ test "timeout closes idle clients but not subscribers or blocked clients" {
     stop_server $tsrv
 }
 
+test "the server exits cleanly (no sanitizer report)" {
+    close_client $c
+    stop_server $srv
+    assert_equal "" [sanitizer_report $srv]
+}
+
 finish

@@ -301,4 +301,10 @@ test "INFO shows maxmemory, the policy and mem_not_counted_for_evict" {
     reset $c
 }
 
+test "the server exits cleanly (no sanitizer report)" {
+    close_client $c
+    stop_server $srv
+    assert_equal "" [sanitizer_report $srv]
+}
+
 finish
