@@ -468,8 +468,10 @@ const char *clientTypeName(client *c) {
 }
 
 /* Apply client-output-buffer-limit for the client's class. Returns 1 if the
- * client was scheduled to be closed. */
-int clientCheckOutputLimits(client *c) {
+ * client was scheduled to be closed. from_cron: found by the cron (a soft
+ * limit's time running out), which Redis logs as a close done on the spot,
+ * rather than while output was being added. */
+static int clientCheckOutputLimitsFrom(client *c, int from_cron) {
     if (c->flags & (CLIENT_FAKE | CLIENT_CLOSE_ASAP | CLIENT_MASTER)) return 0;
     clientBufferLimit *lim = &cfg.client_obuf_limits[clientType(c)];
     size_t used = c->reply_bytes;
@@ -487,12 +489,15 @@ int clientCheckOutputLimits(client *c) {
     }
     if (!hard && !soft) return 0;
     sds info = clientInfoString(sdsempty(), c);
-    serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits.", info);
+    serverLog(LL_WARNING, "Client %s %s for overcoming of output buffer limits.", info,
+              from_cron ? "closed" : "scheduled to be closed ASAP");
     sdsfree(info);
     server.stat_client_outbuf_limit_disconnections++;
     clientFreeAsync(c);
     return 1;
 }
+
+int clientCheckOutputLimits(client *c) { return clientCheckOutputLimitsFrom(c, 0); }
 
 client *clientLookupById(uint64_t id) {
     for (client *c = server.clients; c; c = c->next)
@@ -765,7 +770,7 @@ int clientsCron(void) {
             } else {
                 clientResizeQueryBuffer(c);
                 clientResizeReplyBuffer(c);
-                if (c->reply_head && c->obuf_soft_limit_reached_time) clientCheckOutputLimits(c);
+                if (c->reply_head && c->obuf_soft_limit_reached_time) clientCheckOutputLimitsFrom(c, 1);
             }
         }
         c = next;
