@@ -78,7 +78,9 @@ static long long over_total_us; /* closed spells */
 /* --- accounting ------------------------------------------------------- */
 
 size_t evictNotCountedMemory(void) {
-    size_t stream = streamMemory();
+    /* The tail block is the stream's own fixed cost and counts like any
+     * other; what readers hold beyond it is their output. */
+    size_t stream = streamHeldMemory();
     /* The backlog's share is the dataset's to pay for, as in Redis; with
      * no backlog the stream is all unwritten AOF / replica output. */
     size_t counted = 0;
@@ -172,6 +174,12 @@ static unsigned long poolSample(serverDb *db, int policy) {
     int want = cfg.maxmemory_samples > 64 ? 64 : cfg.maxmemory_samples;
     dictEntry *samples[64];
     unsigned int n = dictGetSomeKeys(from, samples, (unsigned)want);
+    if (n == 0) {
+        /* A sparse table can defeat the bounded scan; never come back
+         * empty-handed from a database that has keys. */
+        samples[0] = dictGetRandomKey(from);
+        n = 1;
+    }
     for (unsigned int j = 0; j < n; j++) {
         sds key = dictGetKey(samples[j]);
         unsigned long long score;

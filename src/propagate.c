@@ -199,6 +199,11 @@ long long propagateOffset(void) { return stream.offset; }
 long long streamOffset(void) { return stream.offset; }
 size_t streamMemory(void) { return stream.memory; }
 
+size_t streamHeldMemory(void) {
+    size_t tail = stream.tail ? sizeof(streamBlock) + stream.tail->size : 0;
+    return stream.memory > tail ? stream.memory - tail : 0;
+}
+
 void streamCursorAttach(streamCursor *cur) {
     if (!stream.tail) {
         stream.head = stream.tail = streamNewBlock(STREAM_BLOCK_SIZE);

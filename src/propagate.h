@@ -68,6 +68,9 @@ void streamSetOffset(long long offset);
 void propagateResetSelect(void);
 /* Bytes held in blocks (for INFO). */
 size_t streamMemory(void);
+/* The same less the tail block, which the stream always keeps to write
+ * into: what its readers (AOF, backlog, replicas) hold beyond that. */
+size_t streamHeldMemory(void);
 
 void propagateInit(void);
 /* Encode one write into the shared stream (SELECT first if the db changed). */

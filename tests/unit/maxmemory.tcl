@@ -85,7 +85,8 @@ foreach policy {allkeys-lru allkeys-lfu allkeys-random volatile-lru volatile-lfu
         }
         # Redis' own tests allow a few KB over: the command that ran last
         # and the client's buffers are counted after the check.
-        assert {$worst < 64 * 1024} "used_memory exceeded maxmemory by $worst bytes"
+        puts "    $policy: used_memory at most $worst bytes over maxmemory"
+        assert {$worst < 16 * 1024} "used_memory exceeded maxmemory by $worst bytes"
         assert {[evicted $c] > 10000}
         assert {[r $c DBSIZE] > 500}
         reset $c
@@ -185,7 +186,7 @@ test "volatile-ttl evicts the nearest expiries first" {
     }
     set s [surviving $c $short]
     set l [surviving $c $long]
-    assert {$l > 1900 && $s < 1500} "long-TTL kept $l of 2000, short-TTL $s of 2000"
+    assert {$l > 1700 && $s < 1000} "long-TTL kept $l of 2000, short-TTL $s of 2000"
     reset $c
 }
 
