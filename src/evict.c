@@ -117,6 +117,11 @@ long long evictCurrentExceededMs(void) {
     return over_since_us ? (long long)(monotonicUs() - over_since_us) / 1000 : 0;
 }
 
+/* As Redis: both clocks read 0 until the next call finds memory over. */
+void evictResetStats(void) {
+    over_total_us = 0, over_since_us = 0;
+}
+
 long long evictTotalExceededMs(void) {
     return (over_total_us / 1000) + evictCurrentExceededMs();
 }
@@ -284,10 +289,14 @@ static int evictWaitLazyfree(uint64_t limit_us) {
 }
 
 int evictPerform(void) {
-    if (!cfg.maxmemory || server.loading) return EVICT_OK;
-    /* A replica follows its primary's DELs instead (replica-ignore-maxmemory),
-     * and a paused server must not write. */
-    if (replIsReplica() && cfg.replica_ignore_maxmemory) return EVICT_OK;
+    if (server.loading) return EVICT_OK;
+    /* No limit (any more), or a replica that follows its primary's DELs
+     * instead (replica-ignore-maxmemory): a spell over the limit ends. */
+    if (!cfg.maxmemory || (replIsReplica() && cfg.replica_ignore_maxmemory)) {
+        evictNoteOver(0);
+        return EVICT_OK;
+    }
+    /* A paused server must not write. */
     if (server.pause_type != PAUSE_NONE) return EVICT_OK;
     size_t tofree;
     if (!evictOverLimit(&tofree)) {

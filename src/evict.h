@@ -26,6 +26,8 @@ size_t evictNotCountedMemory(void);
 /* INFO stats: ms spent over maxmemory in total and in the current spell. */
 long long evictTotalExceededMs(void);
 long long evictCurrentExceededMs(void);
+/* CONFIG RESETSTAT: the exceeded-time clocks restart. */
+void evictResetStats(void);
 /* The CONFIG SET maxmemory hook. */
 int evictApplyMaxmemory(const char **err);
 

@@ -92,6 +92,7 @@ void resetServerStats(void) {
     server.stat_reply_buffer_shrinks = server.stat_reply_buffer_expands = 0;
     server.stat_evictedkeys = 0;
     server.stat_evictedclients = 0;
+    evictResetStats();
     lazyfreeResetStats();
     commandResetStats();
     errorStatsReset();

@@ -205,6 +205,15 @@ test "noeviction: -OOM for denyoom commands and inside MULTI, reads and DEL stil
     assert_equal 1 [r $c DEL n:2]
     assert_equal 0 [evicted $c]
     assert_match "*errorstat_OOM:count=4*" [r $c INFO errorstats]
+    # Time spent over the limit with nothing to evict is measured.
+    after 200
+    catch {r $c SET n:new x}
+    set st [server_info $c stats]
+    assert {[dict get $st current_eviction_exceeded_time] >= 150}
+    assert {[dict get $st total_eviction_exceeded_time] >= [dict get $st current_eviction_exceeded_time]}
+    r $c CONFIG RESETSTAT
+    set st [server_info $c stats]
+    assert_equal {0 0} [list [dict get $st current_eviction_exceeded_time] [dict get $st total_eviction_exceeded_time]]
     reset $c
 }
 
