@@ -3,9 +3,12 @@
  * Before every command (evictBeforeCommand, from commandProcess) and after
  * CONFIG SET maxmemory, evictPerform compares the memory that counts with
  * maxmemory and deletes keys until it fits. What counts is used_memory
- * minus the propagation stream beyond the backlog: those bytes are the
+ * minus what the propagation stream's readers hold beyond the backlog (the
  * replicas' and the AOF's unsent output, which each eviction's own DEL
- * grows, so counting them would make eviction feed itself.
+ * grows: counting it would make eviction feed itself) and minus values the
+ * lazy-free thread has yet to free (or one call would evict twice for them).
+ * Ownership: the pool owns copies of its candidate keys; nothing else here
+ * is allocated per call except the key object of each eviction.
  *
  * Choosing a key:
  *   - allkeys-random / volatile-random: a random key of the next database
@@ -85,6 +88,7 @@ size_t evictNotCountedMemory(void) {
      * no backlog the stream is all unwritten AOF / replica output. */
     size_t counted = 0;
     if (backlogActive() && cfg.repl_backlog_size > 0) {
+        /* plus the headers of the stream's 16 KB blocks it spans */
         size_t blocks = (size_t)cfg.repl_backlog_size / (16 * 1024) + 1;
         counted = (size_t)cfg.repl_backlog_size + blocks * sizeof(streamBlock);
     }
@@ -94,7 +98,7 @@ size_t evictNotCountedMemory(void) {
 /* 1 when over maxmemory, with *tofree the excess. */
 static int evictOverLimit(size_t *tofree) {
     size_t used = zmalloc_used_memory();
-    if (used <= cfg.maxmemory) return 0; /* the common case: no stream walk */
+    if (used <= cfg.maxmemory) return 0; /* the common case: nothing else to read */
     /* Values on their way out through the lazy-free thread are as good as
      * freed: counting them would evict again for the same bytes. */
     size_t skip = evictNotCountedMemory() + lazyfreePendingBytes();
@@ -119,7 +123,8 @@ long long evictCurrentExceededMs(void) {
 
 /* As Redis: both clocks read 0 until the next call finds memory over. */
 void evictResetStats(void) {
-    over_total_us = 0, over_since_us = 0;
+    over_total_us = 0;
+    over_since_us = 0;
 }
 
 long long evictTotalExceededMs(void) {
