@@ -15,7 +15,9 @@
  *   - appendfsync always: the bytes (iovecs into the stream's blocks, which
  *     the cursor keeps alive) go to the writer thread as one job, which
  *     writes and fdatasyncs them and sends the job back through a pipe the
- *     event loop watches (aofWriterDone). One job is in flight at a time;
+ *     event loop watches (aofWriterDone), or, when the loop sleeps,
+ *     completes it itself with the loop borrowed (aofWriterRelease: the
+ *     replies go out without waking the loop). One job is in flight at a time;
  *     whatever the loop produces meanwhile forms the next group, which
  *     waits briefly for the clients just released (aofAlwaysMayKick). Replies
  *     are held until the fsync covering them completes: see
@@ -65,6 +67,7 @@
 #include "zmalloc.h"
 #include "aof.h"
 #include "aof_load.h"
+#include "blocked.h"
 #include "aof_manifest.h"
 #include "bio.h"
 #include "child.h"
@@ -129,6 +132,7 @@ static struct {
     int gather_wait;
     long long gather_start, gather_last; /* unix us: the release, the last arrival */
     int gather_tfd;           /* timerfd waking the loop at the gather deadline */
+    int gather_armed;         /* gather_tfd is set and has not fired yet */
     client *held;             /* clients waiting for durable_off */
     client *resume;           /* released clients whose input waits (aofBeforeSleep) */
     /* rewrite */
@@ -646,6 +650,8 @@ typedef struct aofWriteJob {
     struct iovec iov[];
 } aofWriteJob;
 
+static int aofWriterRelease(aofWriteJob *j);
+
 /* Writer thread: write the group, fdatasync, report back through the
  * pipe. A failed job leaves the file as it was (best effort truncate) and
  * the loop's cursor where it was, so the bytes are retried whole. */
@@ -681,9 +687,19 @@ static void aofWriteJobRun(void *arg) {
     }
     if (!j->ok && ftruncate(j->fd, j->start_size) == -1) { /* nothing better to do */
     }
+    int pipe_wr = j->pipe_wr;
+    if (j->ok && server.el && elTryBorrow(server.el)) {
+        /* The loop sleeps: release the replies from here and spare it a
+         * wake-up on the way to the client. It is woken only for what it
+         * alone does (see aofWriterRelease). */
+        int more = aofWriterRelease(j);
+        elGiveBack(server.el);
+        if (!more) return;
+        j = NULL; /* a plain wake-up */
+    }
     ssize_t w;
     do {
-        w = write(j->pipe_wr, &j, sizeof(j));
+        w = write(pipe_wr, &j, sizeof(j));
     } while (w == -1 && errno == EINTR);
 }
 
@@ -713,16 +729,17 @@ static int aofAlwaysMayKick(void) {
 }
 
 static void aofGatherArm(void) {
-    if (aof.gather_tfd == -1) return;
+    if (aof.gather_tfd == -1 || aof.gather_armed) return;
     long long us = aofGatherDeadline() - ustime();
     if (us < 1) us = 1;
     struct itimerspec its = {{0, 0}, {us / 1000000, (us % 1000000) * 1000}};
-    timerfd_settime(aof.gather_tfd, 0, &its, NULL);
+    if (timerfd_settime(aof.gather_tfd, 0, &its, NULL) == 0) aof.gather_armed = 1;
 }
 
 /* The timerfd fired: only wakes the loop, whose aofBeforeSleep submits. */
 static void aofGatherWake(eventLoop *el, int fd, void *data, int mask) {
     (void)el, (void)data, (void)mask;
+    aof.gather_armed = 0;
     uint64_t n;
     if (read(fd, &n, sizeof(n)) == -1) { /* a wake-up that another read took: nothing to do */
     }
@@ -730,12 +747,17 @@ static void aofGatherWake(eventLoop *el, int fd, void *data, int mask) {
 
 static void aofAlwaysKick(void) {
     if (aof.inflight || aof.fd == -1 || !aof.attached) return;
-    if (!aofAlwaysMayKick()) return;
-    aof.gather_wait = 0;
-    if (aof.last_write_status == C_ERR && server.unixtime == aof.last_retry) return;
     struct iovec iov[AOF_IOV_MAX];
     int n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX);
     if (n == 0) return;
+    if (!aofAlwaysMayKick()) {
+        /* Bytes wait for the rest of the group: the timer ends the wait
+         * (armed only now, so a lone client never pays for it). */
+        aofGatherArm();
+        return;
+    }
+    aof.gather_wait = 0;
+    if (aof.last_write_status == C_ERR && server.unixtime == aof.last_retry) return;
     aofWriteJob *j = zmalloc(sizeof(*j) + sizeof(struct iovec) * (size_t)(n + 1));
     j->fd = aof.fd;
     j->pipe_wr = aof.pipe_wr;
@@ -780,10 +802,23 @@ static void aofWriteJobDone(aofWriteJob *j) {
     aof.gather_epoch++;
     aof.gather_wait = 0;
     aofReleaseHeld(0);
-    if (aof.gather_wait > 0) {
-        aof.gather_start = aof.gather_last = ustime();
-        aofGatherArm();
-    }
+    if (aof.gather_wait > 0) aof.gather_start = aof.gather_last = ustime();
+}
+
+/* On the writer thread, with the loop borrowed (elTryBorrow): the job is
+ * done, exactly as aofWriterDone would do it on the loop, and the replies
+ * it made durable are written. Returns 1 when the loop thread must still
+ * wake up: released clients with commands waiting (aof.resume), replies
+ * the sockets did not take, clients to close, stream bytes for the next
+ * group (the kick and the gather timer are the loop's), WAITAOF and other
+ * blocked waiters. A lone client's turn thus costs the loop no wake-up:
+ * its next command is what wakes it. */
+static int aofWriterRelease(aofWriteJob *j) {
+    aofWriteJobDone(j);
+    clientsHandlePendingWrites();
+    struct iovec iov[1];
+    return aof.resume || server.pending_writes || server.clients_to_close || blockedNoKeysCount() ||
+           streamCursorPeek(&aof.cur, iov, 1) > 0;
 }
 
 /* An everysec fsync finished: the prefix it covered is durable. */
@@ -804,8 +839,12 @@ static void aofWriterDone(eventLoop *el, int fd, void *data, int mask) {
     (void)el;
     (void)data;
     (void)mask;
-    aofWriteJob *j;
-    while (read(fd, &j, sizeof(j)) == (ssize_t)sizeof(j)) aofPipeMessage(j);
+    aofWriteJob *msg[16];
+    ssize_t r;
+    do {
+        r = read(fd, msg, sizeof(msg));
+        for (ssize_t k = 0; k < r / (ssize_t)sizeof(msg[0]); k++) aofPipeMessage(msg[k]);
+    } while (r == (ssize_t)sizeof(msg));
     /* Next group right away: everything produced while that one ran. */
     if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
 }
@@ -843,7 +882,6 @@ void aofNoteReply(client *c) {
         aof.gather_wait--;
         c->aof_gather_epoch = 0;
         aof.gather_last = ustime();
-        if (aof.gather_wait) aofGatherArm();
     }
 }
 

@@ -29,6 +29,7 @@ typedef struct bioQueue {
     pthread_cond_t drained; /* signalled when pending reaches 0 */
     bioJob *head, *tail;
     unsigned long pending;
+    int sleeping; /* the thread waits on `work`: a submit must signal */
     pthread_t thread;
 } bioQueue;
 
@@ -42,7 +43,11 @@ static void *bioThreadMain(void *arg) {
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!q->head) pthread_cond_wait(&q->work, &q->lock);
+        while (!q->head) {
+            q->sleeping = 1;
+            pthread_cond_wait(&q->work, &q->lock);
+            q->sleeping = 0;
+        }
         bioJob *job = q->head;
         q->head = job->next;
         if (!q->head) q->tail = NULL;
@@ -52,7 +57,8 @@ static void *bioThreadMain(void *arg) {
         zfree(job);
 
         pthread_mutex_lock(&q->lock);
-        if (--q->pending == 0) pthread_cond_broadcast(&q->drained);
+        __atomic_store_n(&q->pending, q->pending - 1, __ATOMIC_RELEASE);
+        if (q->pending == 0) pthread_cond_broadcast(&q->drained);
     }
     return NULL;
 }
@@ -84,18 +90,20 @@ void bioSubmit(int kind, bioJobFn *fn, void *arg) {
     if (q->tail) q->tail->next = job;
     else q->head = job;
     q->tail = job;
-    q->pending++;
-    pthread_cond_signal(&q->work);
+    __atomic_store_n(&q->pending, q->pending + 1, __ATOMIC_RELAXED);
+    int wake = q->sleeping;
     pthread_mutex_unlock(&q->lock);
+    /* Signalled after the unlock, so the woken thread does not block at
+     * once on the mutex still held here (two more futex calls on the
+     * appendfsync always path); a thread busy with a job finds the queue
+     * without any. */
+    if (wake) pthread_cond_signal(&q->work);
 }
 
 unsigned long bioPending(int kind) {
     if (!bio_started) return 0;
-    bioQueue *q = &queues[kind];
-    pthread_mutex_lock(&q->lock);
-    unsigned long n = q->pending;
-    pthread_mutex_unlock(&q->lock);
-    return n;
+    /* (read without the lock: called on every loop turn under everysec) */
+    return __atomic_load_n(&queues[kind].pending, __ATOMIC_ACQUIRE);
 }
 
 void bioDrain(int kind) {

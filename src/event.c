@@ -8,6 +8,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -38,6 +39,9 @@ struct eventLoop {
     int stop;
     int poll_now; /* set by beforeSleep: don't block in this turn's epoll_wait */
     evSleepProc *beforesleep, *aftersleep;
+    /* Held by the loop thread except while it blocks in epoll_wait: a
+     * thread that takes it (elTryBorrow) may act for the loop meanwhile. */
+    pthread_mutex_t idle;
 };
 
 eventLoop *elCreate(int setsize) {
@@ -51,10 +55,14 @@ eventLoop *elCreate(int setsize) {
     el->maxfd = -1;
     el->events = zcalloc(sizeof(fileEvent) * setsize);
     el->fired = zcalloc(sizeof(struct epoll_event) * setsize);
+    pthread_mutex_init(&el->idle, NULL);
+    pthread_mutex_lock(&el->idle);
     return el;
 }
 
 void elDelete(eventLoop *el) {
+    pthread_mutex_unlock(&el->idle);
+    pthread_mutex_destroy(&el->idle);
     close(el->epfd);
     zfree(el->events);
     zfree(el->fired);
@@ -198,7 +206,9 @@ static int elProcess(eventLoop *el, int dontwait, int timers) {
     int timeout_ms = wait_us < 0 ? -1 : (int)((wait_us + 999) / 1000);
     if (el->stop || el->poll_now) timeout_ms = 0;
     el->poll_now = 0;
+    pthread_mutex_unlock(&el->idle);
     int n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
+    pthread_mutex_lock(&el->idle);
     if (el->aftersleep) el->aftersleep(el);
     for (int j = 0; j < n; j++) {
         struct epoll_event *e = &el->fired[j];
@@ -247,3 +257,7 @@ void elMain(eventLoop *el) {
 void elStop(eventLoop *el) { el->stop = 1; }
 
 void elPollNow(eventLoop *el) { el->poll_now = 1; }
+
+int elTryBorrow(eventLoop *el) { return pthread_mutex_trylock(&el->idle) == 0; }
+
+void elGiveBack(eventLoop *el) { pthread_mutex_unlock(&el->idle); }

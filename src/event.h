@@ -6,7 +6,12 @@
  * are due, call beforeSleep (where pending replies are written), epoll_wait,
  * dispatch. Readable is handled before writable for the same fd, unless the
  * fd asked for EV_BARRIER (write first, used when a reply must hit the socket
- * before more input is read, e.g. after fsync). */
+ * before more input is read, e.g. after fsync).
+ *
+ * The loop thread holds the loop's `idle` mutex except while it blocks in
+ * epoll_wait, so a helper thread can borrow the loop there (elTryBorrow):
+ * the AOF writer releases the replies its fsync made durable without
+ * waking the loop thread first. */
 #ifndef CAIRN_EVENT_H
 #define CAIRN_EVENT_H
 
@@ -47,5 +52,11 @@ void elStop(eventLoop *el);
 /* From beforeSleep: this turn's wait must not block (work is ready that no
  * fd will announce, e.g. input already decrypted inside OpenSSL). */
 void elPollNow(eventLoop *el);
+/* From another thread: act for the loop while its thread is blocked in
+ * epoll_wait (it cannot return from there until elGiveBack). 1: borrowed,
+ * the caller may touch what the loop thread owns, briefly; 0: the loop
+ * thread is running (or waiting for something else), leave it alone. */
+int elTryBorrow(eventLoop *el);
+void elGiveBack(eventLoop *el);
 
 #endif
