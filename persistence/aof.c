@@ -131,6 +131,7 @@ static struct {
     long long gather_epoch;
     int gather_wait;
     long long gather_start, gather_last; /* unix us: the release, the last arrival */
+    long long service_us;     /* average time from a job's submit to its release */
     int gather_tfd;           /* timerfd waking the loop at the gather deadline */
     int gather_armed;         /* gather_tfd is set and has not fired yet */
     client *held;             /* clients waiting for durable_off */
@@ -646,6 +647,7 @@ typedef struct aofWriteJob {
     int to_end;        /* the job takes the stream up to its end */
     char ts[32];
     int ok, err;
+    long long submitted; /* ustime() */
     int iovcnt;
     struct iovec iov[];
 } aofWriteJob;
@@ -712,15 +714,28 @@ static void aofReleaseHeld(int all);
  * each group holds half the clients. Instead the loop waits for the
  * released clients' next commands (each one's keyspace command counts, in
  * aofNoteReply) so one fsync covers them all: until all came, or none came
- * for AOF_GATHER_GAP_US, or AOF_GATHER_MAX_US passed since the release (a
- * timerfd wakes the loop: epoll's timeout has only milliseconds). With a
- * single client this costs nothing: its next command is the signal. */
-#define AOF_GATHER_GAP_US 150
-#define AOF_GATHER_MAX_US 1000
+ * for the gap, or the maximum passed since the release (a timerfd wakes
+ * the loop: epoll's timeout has only milliseconds). With a single client
+ * this costs nothing: its next command is the signal.
+ *
+ * Both limits scale with the group's service time (submit to release,
+ * aof.service_us): a straggler that misses the group waits a whole one
+ * more, so a slow disk or a loaded machine (clients that come back in
+ * bursts a scheduler slice apart) is worth waiting longer for. An eighth
+ * of it for the gap, half for the maximum, never below 150 us / 1 ms (a
+ * fast, quiet machine) nor above 600 us / 3 ms. Measured with 50 clients
+ * on a loaded 2-core machine (service ~3-5 ms): 29 writes per fsync with
+ * the fixed 150 us / 1 ms, 39-46 with these, about 1.3x the throughput. */
+#define AOF_GATHER_GAP_MIN_US 150
+#define AOF_GATHER_GAP_MAX_US 600
+#define AOF_GATHER_MAX_MIN_US 1000
+#define AOF_GATHER_MAX_MAX_US 3000
+
+static long long aofClamp(long long v, long long lo, long long hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static long long aofGatherDeadline(void) {
-    long long gap = aof.gather_last + AOF_GATHER_GAP_US;
-    long long max = aof.gather_start + AOF_GATHER_MAX_US;
+    long long gap = aof.gather_last + aofClamp(aof.service_us / 8, AOF_GATHER_GAP_MIN_US, AOF_GATHER_GAP_MAX_US);
+    long long max = aof.gather_start + aofClamp(aof.service_us / 2, AOF_GATHER_MAX_MIN_US, AOF_GATHER_MAX_MAX_US);
     return gap < max ? gap : max;
 }
 
@@ -779,6 +794,7 @@ static void aofAlwaysKick(void) {
     j->to_end = streamCursorOffset(&aof.cur) + (long long)(j->len - j->ts_len) == streamOffset();
     aof.inflight = j;
     aof.last_retry = server.unixtime;
+    j->submitted = ustime();
     bioSubmit(BIO_AOF_FSYNC, aofWriteJobRun, j);
 }
 
@@ -786,6 +802,8 @@ static void aofAlwaysKick(void) {
 static void aofWriteJobDone(aofWriteJob *j) {
     serverAssert(j == aof.inflight);
     aof.inflight = NULL;
+    long long took = ustime() - j->submitted;
+    aof.service_us = aof.service_us ? (aof.service_us * 7 + took) / 8 : took;
     if (j->ok) {
         streamCursorAdvance(&aof.cur, j->len - j->ts_len);
         if (j->ts_len) aof.last_ts = j->ts_time;
