@@ -5,7 +5,7 @@
 CC ?= cc
 OPT ?= -O2
 WARN := -Wall -Wextra
-CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc -Ipersistence -Ireplication
+CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc -Ipersistence -Ireplication -Iutils/backup
 LIBS := -lm -lpthread -llz4 -lzstd -llzf -lssl -lcrypto
 
 ifeq ($(SANITIZE),1)
@@ -25,9 +25,11 @@ endif
 # Extra runner flags, e.g. TESTFLAGS="--tags -sometag" to skip tagged tests.
 TESTFLAGS ?=
 
-SRC := $(wildcard src/*.c persistence/*.c replication/*.c)
+# utils/backup is cairn-backup, which the server binary runs as
+# `cairn-server --backup` (utils/cairn-backup), on the server's own loader.
+SRC := $(wildcard src/*.c persistence/*.c replication/*.c utils/backup/*.c)
 OBJ := $(patsubst %.c,$(BUILD)/%.o,$(notdir $(SRC)))
-vpath %.c src persistence replication
+vpath %.c src persistence replication utils/backup
 # C unit tests link only the self-contained data structure modules.
 LIBOBJ := $(patsubst %,$(BUILD)/%.o,sds util zmalloc dict siphash listpack intset zskiplist quicklist hll crc64 rio)
 CTESTS_SRC := $(wildcard tests/c/test_*.c)
@@ -88,7 +90,7 @@ clean:
 	rm -rf build src/cairn-server
 
 format:
-	clang-format -i src/*.[ch] $(wildcard persistence/*.[ch] replication/*.[ch]) tests/c/*.c tests/c/*.h
+	clang-format -i src/*.[ch] $(wildcard persistence/*.[ch] replication/*.[ch] utils/backup/*.[ch]) tests/c/*.c tests/c/*.h
 
 .PHONY: all check-deps run test ctests bench fuzz fuzz-commands clean format
 

@@ -1,0 +1,188 @@
+# backup.tcl -- utils/cairn-backup (the server binary as `--backup`): full
+# backups over the replication protocol from this server (disk and
+# diskless payloads) and from Debian's redis-server 7.0, each restored into
+# a fresh server of both kinds with the same DEBUG DIGEST and the same keys;
+# the manifest's counts, AUTH, list; verify passing, then failing on a
+# flipped byte (naming the file and offset) and on a damaged manifest, and
+# restore refusing both; point selection by --offset and --at.
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
+
+if {$::cairn(server) eq $::cairn(reference)} {
+    puts "\[skip\] backup: cairn's own tool"
+    finish
+}
+set ref $::cairn(reference)
+if {$ref eq "" && [file executable /usr/bin/redis-server]} { set ref /usr/bin/redis-server }
+
+# Runs the tool: {exit-status stdout+stderr}.
+proc backup_tool {args} {
+    set code 0
+    set tool [file join $::cairn_h::root utils cairn-backup]
+    if {[catch {exec env CAIRN_SERVER=$::cairn(server) timeout 60 $tool {*}$args 2>@1} out opts]} {
+        set ec [dict get $opts -errorcode]
+        set code [expr {[lindex $ec 0] eq "CHILDSTATUS" ? [lindex $ec 2] : "?$ec"}]
+    }
+    if {[string match *Sanitizer* $out] || [string match "*runtime error*" $out]} {
+        error "sanitizer report: $out"
+    }
+    return [list $code $out]
+}
+
+proc backup_ok {args} {
+    lassign [backup_tool {*}$args] code out
+    assert_equal 0 $code "cairn-backup $args: $out"
+    return $out
+}
+
+proc backup_ids {repo} {
+    return [lsort [glob -nocomplain -tails -directory [file join $repo backups] -type d {[0-9]*}]]
+}
+
+proc manifest_field {repo id key} {
+    set f [open [file join $repo backups $id manifest]]
+    set text [read $f]
+    close $f
+    foreach line [split $text \n] {
+        if {[lindex $line 0] eq $key} { return [lrange $line 1 end] }
+    }
+    return ""
+}
+
+# Restore `id` into a fresh server of `binary` and compare it with what
+# `want_digest` / `want_meta` say the source held at the backup.
+proc restore_and_compare {repo id binary want_digest want_meta} {
+    set s [start_server -binary $binary]
+    stop_server $s
+    backup_ok restore --repo $repo --to [dict get $s dir] --backup $id --force
+    set s [restart_server $s]
+    set sc [client $s]
+    assert_equal $want_digest [r $sc DEBUG DIGEST] "DEBUG DIGEST after restoring into [file tail $binary]"
+    set got [rdbdata_meta_all $sc]
+    assert_equal [dict size $want_meta] [dict size $got] "key count"
+    dict for {k v} $want_meta {
+        assert_equal $v [dict get $got $k] "key $k: type encoding pexpiretime digest"
+    }
+    kill_server $s
+}
+
+proc total_keys {c} {
+    set n 0
+    dict for {db v} [server_info $c keyspace] {
+        if {[regexp {^keys=(\d+)} $v -> k]} { incr n $k }
+    }
+    return $n
+}
+
+set repo [file join $::cairn(tmp) repo]
+
+foreach mode {disk diskless} {
+    test "Full backup from this server ($mode payload) restores into this server and redis-server" {
+        set diskless [expr {$mode eq "diskless" ? "yes" : "no"}]
+        set p [start_server -config [list repl-diskless-sync $diskless repl-diskless-sync-delay 0]]
+        set pc [client $p]
+        rdbdata_populate $pc
+        r $pc DEBUG POPULATE 1500 pop 30
+        set digest [r $pc DEBUG DIGEST]
+        set meta [rdbdata_meta_all $pc]
+        set before [backup_ids $repo]
+        set out [backup_ok full --server 127.0.0.1:[dict get $p port] --repo $repo]
+        assert_match "*[expr {$mode eq "diskless" ? "diskless EOF-mark" : "sized"}] payload*" $out
+        set id [lindex [backup_ids $repo] end]
+        assert {[lsearch $before $id] < 0} "a new backup: $out"
+        assert_equal [total_keys $pc] [manifest_field $repo $id keys] "manifest key count"
+        assert_equal [info_field $pc master_replid replication] [manifest_field $repo $id replid]
+        assert_equal [string length [manifest_field $repo $id file-sha256]] 64
+        # the primary does not count the finished tool as a replica
+        wait_for {[info_field $pc connected_slaves replication] == 0} 5000 "connected_slaves"
+        kill_server $p
+        restore_and_compare $repo $id $::cairn(server) $digest $meta
+        if {$ref ne ""} { restore_and_compare $repo $id $ref $digest $meta }
+    }
+}
+
+test "Full backup from redis-server restores into this server and redis-server" {
+    if {$ref eq ""} { skip_test "no redis-server" }
+    set p [start_server -binary $ref -config {repl-diskless-sync-delay 0 requirepass s3cret}]
+    set pc [client $p]
+    r $pc AUTH s3cret
+    rdbdata_populate $pc
+    r $pc DEBUG POPULATE 1500 pop 30
+    set digest [r $pc DEBUG DIGEST]
+    set meta [rdbdata_meta_all $pc]
+    lassign [backup_tool full --server 127.0.0.1:[dict get $p port] --repo $repo] code out
+    assert_equal 1 $code
+    assert_match "*AUTH*" $out
+    set out [backup_ok full --server 127.0.0.1:[dict get $p port] --repo $repo --pass s3cret]
+    assert_match "*redis_version:7.0*" $out
+    set id [lindex [backup_ids $repo] end]
+    assert_equal [total_keys $pc] [manifest_field $repo $id keys]
+    kill_server $p
+    restore_and_compare $repo $id $::cairn(server) $digest $meta
+    restore_and_compare $repo $id $ref $digest $meta
+}
+
+test "list shows every backup; restore picks by --offset and --at" {
+    set ids [backup_ids $repo]
+    assert {[llength $ids] >= 2} "backups: $ids"
+    set out [backup_ok list --repo $repo]
+    foreach id $ids { assert_match "*backup $id *" $out }
+    assert_match "*restorable: [llength $ids] points*" $out
+    set first [lindex $ids 0]
+    set to [file join $::cairn(tmp) pick]
+    set off [manifest_field $repo $first offset]
+    set out [backup_ok restore --repo $repo --to $to --offset $off --force]
+    assert_match "*restored *" $out
+    # --at one second before the second backup: the first (or another
+    # taken before it) is chosen, never a later one
+    set t [manifest_field $repo [lindex $ids 1] time]
+    set out [backup_ok restore --repo $repo --to $to --at [expr {$t - 0.0005}] --force]
+    assert_match "*restored $first:*" $out
+    lassign [backup_tool restore --repo $repo --to $to --at 2001-01-01T00:00:00Z --force] code out
+    assert_equal 1 $code
+    assert_match "*no backup was taken at or before*" $out
+    lassign [backup_tool restore --repo $repo --to $to --at "yesterday"] code out
+    assert_equal 2 $code
+}
+
+test "verify passes, then names the file and offset of a flipped byte; restore refuses it" {
+    set out [backup_ok verify --repo $repo]
+    assert_match "*all sound*" $out
+    set id [lindex [backup_ids $repo] 0]
+    set file [file join $repo backups $id snapshot.rdb.zst]
+    set data [read_bytes $file]
+    set pos [expr {[string length $data] / 2}]
+    binary scan [string index $data $pos] cu b
+    write_bytes $file [string replace $data $pos $pos [binary format c [expr {$b ^ 0x55}]]]
+    lassign [backup_tool verify --repo $repo] code out
+    assert_equal 1 $code
+    assert_match "*verify failed: $file: SHA-256 differs*offset 0..*" $out
+    assert_match "*the loader:*offset*" $out
+    # the other backups still verify one by one
+    set other [lindex [backup_ids $repo] 1]
+    backup_ok verify --repo $repo $other
+    lassign [backup_tool restore --repo $repo --to [file join $::cairn(tmp) bad] --backup $id] code out
+    assert_equal 1 $code
+    assert_match "*SHA-256 differs*nothing restored*" $out
+    assert {![file exists [file join $::cairn(tmp) bad dump.rdb]]} "no dump.rdb written"
+    write_bytes $file $data
+    backup_ok verify --repo $repo $id
+}
+
+test "verify names a damaged or truncated manifest" {
+    set id [lindex [backup_ids $repo] 0]
+    set mf [file join $repo backups $id manifest]
+    set data [read_bytes $mf]
+    write_bytes $mf [string map {"keys " "keys 1"} $data]
+    lassign [backup_tool verify --repo $repo] code out
+    assert_equal 1 $code
+    assert_match "*verify failed: $mf: manifest damaged*" $out
+    write_bytes $mf [string range $data 0 end-20]
+    lassign [backup_tool verify --repo $repo $id] code out
+    assert_equal 1 $code
+    assert_match "*$mf: manifest truncated*" $out
+    write_bytes $mf $data
+    backup_ok verify --repo $repo
+}
+
+finish

@@ -1,0 +1,177 @@
+/* backup_main: cairn-backup's command line (see backup.h for the files).
+ *
+ *   cairn-backup full    --server HOST:PORT --repo DIR [--user U] [--pass P]
+ *                        [--timeout SECS] [--json]
+ *   cairn-backup list    --repo DIR [--json]
+ *   cairn-backup verify  --repo DIR [ID] [--json]
+ *   cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME |
+ *                        --offset N] [--force] [--redis-compatible]
+ *
+ * Results go to stdout, log lines (one per step, with the time) and errors
+ * to stderr; the exit status is 0 on success, 1 on any failure, 2 on a
+ * usage error. */
+#include "backup.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+
+double backupNow(void) {
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+sds backupFormatTime(double t) {
+    time_t secs = (time_t)t;
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    char buf[64];
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+    return sdscatprintf(sdsempty(), "%s.%03dZ", buf, (int)((t - (double)secs) * 1000));
+}
+
+void backupLog(const char *fmt, ...) {
+    sds t = backupFormatTime(backupNow());
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s cairn-backup: ", t);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    sdsfree(t);
+}
+
+static int backupUsage(void) {
+    fprintf(stderr,
+            "Usage: cairn-backup full    --server HOST:PORT --repo DIR [--user U] [--pass P] "
+            "[--timeout S] [--json]\n"
+            "       cairn-backup list    --repo DIR [--json]\n"
+            "       cairn-backup verify  --repo DIR [ID] [--json]\n"
+            "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset "
+            "N] [--force]\n"
+            "                            [--redis-compatible]\n"
+            "TIME: ISO 8601 with Z or an offset (2026-12-02T01:02:03.5Z), or Unix seconds.\n");
+    return 2;
+}
+
+typedef struct backupArgs {
+    const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset;
+    int timeout, json, force;
+} backupArgs;
+
+/* --name VALUE options; one bare argument (verify's ID). -1 on a bad one. */
+static int backupParseArgs(int argc, char **argv, backupArgs *a) {
+    struct {
+        const char *name;
+        const char **dst;
+    } valued[] = {{"--server", &a->server}, {"--repo", &a->repo},     {"--user", &a->user},
+                  {"--pass", &a->pass},     {"--to", &a->to},         {"--backup", &a->id},
+                  {"--at", &a->at},         {"--offset", &a->offset}, {NULL, NULL}};
+    for (int j = 1; j < argc; j++) {
+        const char *arg = argv[j];
+        int matched = 0;
+        for (int k = 0; valued[k].name && !matched; k++) {
+            if (strcmp(arg, valued[k].name)) continue;
+            if (j + 1 >= argc) {
+                fprintf(stderr, "cairn-backup: %s needs a value\n", arg);
+                return -1;
+            }
+            *valued[k].dst = argv[++j];
+            matched = 1;
+        }
+        if (matched) continue;
+        if (!strcmp(arg, "--json"))
+            a->json = 1;
+        else if (!strcmp(arg, "--force"))
+            a->force = 1;
+        else if (!strcmp(arg, "--redis-compatible"))
+            continue; /* an RDB 10 restore already is */
+        else if (!strcmp(arg, "--timeout") && j + 1 < argc)
+            a->timeout = atoi(argv[++j]);
+        else if (arg[0] != '-' && !a->id)
+            a->id = arg;
+        else {
+            fprintf(stderr, "cairn-backup: unknown or unsupported option %s\n", arg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int backupSplitServer(const char *s, sds *host, int *port) {
+    const char *colon = strrchr(s, ':');
+    if (!colon || colon == s) return 0;
+    char *end;
+    long p = strtol(colon + 1, &end, 10);
+    if (*end || p <= 0 || p > 65535) return 0;
+    const char *h = s;
+    size_t hl = (size_t)(colon - s);
+    if (h[0] == '[' && h[hl - 1] == ']') h++, hl -= 2; /* [::1]:6379 */
+    *host = sdsnewlen(h, hl);
+    *port = (int)p;
+    return 1;
+}
+
+int backupMain(int argc, char **argv) {
+    if (argc < 1 || !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help")) return backupUsage();
+    backupArgs a;
+    memset(&a, 0, sizeof(a));
+    a.cmd = argv[0];
+    if (backupParseArgs(argc, argv, &a) == -1) return backupUsage();
+    if (!a.repo) {
+        fprintf(stderr, "cairn-backup: --repo DIR is required\n");
+        return backupUsage();
+    }
+    if (!strcmp(a.cmd, "full")) {
+        sds host = NULL;
+        backupLinkOptions o = {
+            .user = a.user, .pass = a.pass, .timeout_s = a.timeout, .rdb_only = 1};
+        if (!a.server || !backupSplitServer(a.server, &host, &o.port)) {
+            fprintf(stderr, "cairn-backup: full needs --server HOST:PORT\n");
+            return backupUsage();
+        }
+        o.host = host;
+        int ret = backupFull(&o, a.repo, a.json);
+        sdsfree(host);
+        return ret;
+    }
+    if (!strcmp(a.cmd, "list")) return backupList(a.repo, a.json);
+    if (!strcmp(a.cmd, "verify")) return backupVerify(a.repo, a.id, a.json);
+    if (!strcmp(a.cmd, "restore")) {
+        backupRestoreOptions o = {.repo = a.repo, .to = a.to, .id = a.id, .force = a.force};
+        if (!a.to) {
+            fprintf(stderr, "cairn-backup: restore needs --to DIR\n");
+            return backupUsage();
+        }
+        if (!!a.id + !!a.at + !!a.offset > 1) {
+            fprintf(stderr, "cairn-backup: --backup, --at and --offset exclude each other\n");
+            return backupUsage();
+        }
+        if (a.at) {
+            if (!backupParseTime(a.at, &o.time)) {
+                fprintf(stderr,
+                        "cairn-backup: --at %s: not an ISO 8601 time with Z or an offset, nor Unix "
+                        "seconds\n",
+                        a.at);
+                return 2;
+            }
+            o.have_time = 1;
+        }
+        if (a.offset) {
+            char *end;
+            o.offset = strtoll(a.offset, &end, 10);
+            if (*end || !*a.offset) {
+                fprintf(stderr, "cairn-backup: --offset %s: not a number\n", a.offset);
+                return 2;
+            }
+            o.have_offset = 1;
+        }
+        return backupRestore(&o);
+    }
+    fprintf(stderr, "cairn-backup: unknown subcommand %s\n", a.cmd);
+    return backupUsage();
+}

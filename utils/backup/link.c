@@ -1,0 +1,287 @@
+/* link: cairn-backup's replication client, a blocking one-connection
+ * replica.
+ *
+ *   connect --> PING --> [AUTH user pass] --> REPLCONF capa eof capa psync2
+ *     --> [REPLCONF rdb-only 1] --> PSYNC ? -1 --> +FULLRESYNC replid offset
+ *     --> "\n" keep-alives --> "$<len>" or "$EOF:<40-byte mark>"
+ *     --> payload bytes to the sink (an EOF payload: up to its mark)
+ *
+ * No REPLCONF listening-port is sent: a source's INFO shows the link with
+ * port 0, so redis-sentinel cannot reach (nor promote) it; no REPLCONF ACK
+ * is sent either, so a cairn or Redis primary never counts it for WAIT.
+ * Replies are read a byte at a time up to their newline, so nothing of
+ * the payload is taken by the handshake; the payload is read in 64 KB
+ * pieces (a primary streams nothing after an EOF mark before the replica's
+ * first ACK, so a piece never runs past it). Every read and write is
+ * bounded by the link's timeout. */
+#include "backup.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#define LINK_LINE_MAX 1024
+#define LINK_CHUNK    (64 * 1024)
+
+static int linkConnect(const char *host, int port, int timeout_s, sds *err) {
+    char portstr[16];
+    snprintf(portstr, sizeof(portstr), "%d", port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *p;
+    int rc = getaddrinfo(host, portstr, &hints, &res);
+    if (rc != 0) {
+        *err = sdscatprintf(sdsempty(), "cannot resolve %s: %s", host, gai_strerror(rc));
+        return -1;
+    }
+    int fd = -1, saved = 0;
+    for (p = res; p; p = p->ai_next) {
+        fd = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC, p->ai_protocol);
+        if (fd == -1) continue;
+        struct timeval tv = {timeout_s, 0};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        if (connect(fd, p->ai_addr, p->ai_addrlen) == 0) break;
+        saved = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd == -1) {
+        *err = sdscatprintf(sdsempty(), "cannot connect to %s:%d: %s", host, port, strerror(saved));
+        return -1;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+    return fd;
+}
+
+static int linkSendCommand(backupLink *l, int argc, const char **argv, sds *err) {
+    sds s = sdscatprintf(sdsempty(), "*%d\r\n", argc);
+    for (int j = 0; j < argc; j++) {
+        s = sdscatprintf(s, "$%zu\r\n", strlen(argv[j]));
+        s = sdscatlen(s, argv[j], strlen(argv[j]));
+        s = sdscatlen(s, "\r\n", 2);
+    }
+    size_t off = 0;
+    while (off < sdslen(s)) {
+        ssize_t n = write(l->fd, s + off, sdslen(s) - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            *err = sdscatprintf(sdsempty(), "sending %s: %s", argv[0],
+                                n < 0 ? strerror(errno) : "short write");
+            sdsfree(s);
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    sdsfree(s);
+    return 0;
+}
+
+/* Why a read returned n <= 0 (SO_RCVTIMEO makes a timeout EAGAIN). */
+static const char *linkReadFailure(ssize_t n) {
+    if (n == 0) return "connection closed";
+    return errno == EAGAIN || errno == EWOULDBLOCK ? "timed out" : strerror(errno);
+}
+
+/* One reply line without its CRLF into buf. Empty lines (keep-alives) are
+ * returned too; the caller skips them where they may occur. */
+static int linkReadLine(backupLink *l, char *buf, size_t cap, sds *err) {
+    size_t len = 0;
+    while (1) {
+        char ch;
+        ssize_t n = read(l->fd, &ch, 1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            *err = sdscatprintf(sdsempty(), "reading from the source: %s", linkReadFailure(n));
+            return -1;
+        }
+        if (ch == '\n') break;
+        if (len + 1 >= cap) {
+            *err = sdsnew("the source sent an overlong reply line");
+            return -1;
+        }
+        buf[len++] = ch;
+    }
+    if (len && buf[len - 1] == '\r') len--;
+    buf[len] = '\0';
+    return 0;
+}
+
+/* Send a command and read its status/error line. */
+static int linkCall(backupLink *l, int argc, const char **argv, char *reply, size_t cap, sds *err) {
+    if (linkSendCommand(l, argc, argv, err) == -1) return -1;
+    do {
+        if (linkReadLine(l, reply, cap, err) == -1) return -1;
+    } while (reply[0] == '\0');
+    return 0;
+}
+
+/* INFO server's version line, for the manifest (a bulk reply: read it whole). */
+static void linkReadVersion(backupLink *l) {
+    const char *argv[2] = {"INFO", "server"};
+    char line[LINK_LINE_MAX];
+    sds err = NULL;
+    if (linkCall(l, 2, argv, line, sizeof(line), &err) == -1 || line[0] != '$') {
+        sdsfree(err);
+        return;
+    }
+    long long len = strtoll(line + 1, NULL, 10) + 2, got = 0;
+    sds body = sdsempty();
+    while (got < len) {
+        char buf[4096];
+        size_t want = (size_t)(len - got) < sizeof(buf) ? (size_t)(len - got) : sizeof(buf);
+        ssize_t n = read(l->fd, buf, want);
+        if (n <= 0) break;
+        body = sdscatlen(body, buf, (size_t)n);
+        got += n;
+    }
+    const char *names[2] = {"cairn_version:", "redis_version:"};
+    for (int j = 0; j < 2 && !l->server_info[0]; j++) {
+        const char *p = strstr(body, names[j]);
+        if (!p) continue;
+        size_t n = strcspn(p, "\r\n");
+        snprintf(l->server_info, sizeof(l->server_info), "%.*s", (int)n, p);
+    }
+    sdsfree(body);
+}
+
+backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
+    backupLink *l = calloc(1, sizeof(*l));
+    l->timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
+    l->fd = linkConnect(o->host, o->port, l->timeout_s, err);
+    if (l->fd == -1) {
+        free(l);
+        return NULL;
+    }
+    char line[LINK_LINE_MAX];
+    const char *ping[1] = {"PING"};
+    if (linkCall(l, 1, ping, line, sizeof(line), err) == -1) goto fail;
+    /* -NOAUTH is what a source needing AUTH says: AUTH follows. */
+    if (line[0] == '-' && strncmp(line, "-NOAUTH", 7) && strncmp(line, "-NOPERM", 7)) {
+        *err = sdscatprintf(sdsempty(), "error reply to PING: %s", line);
+        goto fail;
+    }
+    if (o->pass) {
+        const char *argv[3] = {"AUTH", o->user ? o->user : o->pass, o->pass};
+        if (linkCall(l, o->user ? 3 : 2, argv, line, sizeof(line), err) == -1) goto fail;
+        if (line[0] == '-') {
+            *err = sdscatprintf(sdsempty(), "AUTH refused: %s", line);
+            goto fail;
+        }
+    } else if (line[0] == '-') {
+        *err = sdscatprintf(sdsempty(), "the source needs AUTH (--user/--pass): %s", line);
+        goto fail;
+    }
+    linkReadVersion(l);
+    const char *capa[5] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
+    if (linkCall(l, 5, capa, line, sizeof(line), err) == -1) goto fail;
+    if (line[0] == '-') {
+        *err = sdscatprintf(sdsempty(), "REPLCONF capa refused: %s", line);
+        goto fail;
+    }
+    if (o->rdb_only) {
+        /* Redis 7.0 then closes after the snapshot and keeps no stream for
+         * us; a source that does not know it (older ones) streams on, and
+         * we close after the payload anyway. */
+        const char *rdbonly[3] = {"REPLCONF", "rdb-only", "1"};
+        if (linkCall(l, 3, rdbonly, line, sizeof(line), err) == -1) goto fail;
+    }
+    const char *psync[3] = {"PSYNC", "?", "-1"};
+    if (linkCall(l, 3, psync, line, sizeof(line), err) == -1) goto fail;
+    if (strncmp(line, "+FULLRESYNC ", 12)) {
+        *err = sdscatprintf(sdsempty(), "unexpected reply to PSYNC: %.200s", line);
+        goto fail;
+    }
+    l->sync_time = backupNow();
+    char id[64];
+    if (sscanf(line + 12, "%63s %lld", id, &l->offset) != 2 || strlen(id) != 40) {
+        *err = sdscatprintf(sdsempty(), "malformed +FULLRESYNC reply: %.200s", line);
+        goto fail;
+    }
+    memcpy(l->replid, id, 41);
+    /* The source prepares the snapshot, sending newlines meanwhile. */
+    do {
+        if (linkReadLine(l, line, sizeof(line), err) == -1) goto fail;
+    } while (line[0] == '\0');
+    if (line[0] == '-') {
+        *err = sdscatprintf(sdsempty(), "the source could not produce a snapshot: %.200s", line);
+        goto fail;
+    }
+    if (!strncmp(line, "$EOF:", 5)) {
+        if (strlen(line + 5) != 40) {
+            *err = sdsnew("malformed EOF mark in the payload header");
+            goto fail;
+        }
+        memcpy(l->mark, line + 5, 40);
+        l->size = -1;
+    } else if (line[0] == '$') {
+        char *end;
+        l->size = strtoll(line + 1, &end, 10);
+        if (*end || l->size < 0) {
+            *err = sdscatprintf(sdsempty(), "malformed payload header: %.100s", line);
+            goto fail;
+        }
+    } else {
+        *err = sdscatprintf(sdsempty(), "unexpected payload header: %.100s", line);
+        goto fail;
+    }
+    return l;
+fail:
+    backupLinkClose(l);
+    return NULL;
+}
+
+int backupLinkReadPayload(backupLink *l, backupSinkFn *sink, void *ctx, long long *bytes,
+                          sds *err) {
+    static char buf[LINK_CHUNK + 40];
+    long long total = 0;
+    /* An EOF payload: the last 40 bytes seen are held back until more
+     * arrive, since they may be the mark. */
+    size_t held = 0;
+    while (l->size < 0 || total < l->size) {
+        size_t want = LINK_CHUNK;
+        if (l->size >= 0 && (long long)want > l->size - total) want = (size_t)(l->size - total);
+        ssize_t n = read(l->fd, buf + held, want);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            *err = sdscatprintf(sdsempty(), "the payload ended after %lld bytes: %s",
+                                total + (long long)held, linkReadFailure(n));
+            return -1;
+        }
+        if (l->size >= 0) {
+            if (!sink(ctx, buf, (size_t)n)) goto sinkfail;
+            total += n;
+            continue;
+        }
+        size_t have = held + (size_t)n;
+        if (have >= 40 && !memcmp(buf + have - 40, l->mark, 40)) {
+            if (have > 40 && !sink(ctx, buf, have - 40)) goto sinkfail;
+            total += (long long)(have - 40);
+            break;
+        }
+        size_t out = have > 40 ? have - 40 : 0;
+        if (out && !sink(ctx, buf, out)) goto sinkfail;
+        total += (long long)out;
+        memmove(buf, buf + out, have - out);
+        held = have - out;
+    }
+    *bytes = total;
+    return 0;
+sinkfail:
+    *err = sdsnew("writing the payload failed");
+    return -1;
+}
+
+void backupLinkClose(backupLink *l) {
+    if (!l) return;
+    if (l->fd != -1) close(l->fd);
+    free(l);
+}
