@@ -94,6 +94,10 @@ typedef struct replicaLink {
     /* diskless payload: bytes of the current pipe chunk already written */
     size_t pipe_sent;
     int snap_id;           /* the snapshot this replica is attached to */
+    /* REPLCONF archive-only 1 (cairn-backup stream): streamed like any
+     * replica, but never counted by WAIT or min-replicas-to-write and not
+     * listed by INFO or ROLE, so sentinel never sees it to promote it. */
+    int archiver;
 } replicaLink;
 
 /* Replicas in the order they connected (INFO's slaveN lines). */
@@ -786,6 +790,8 @@ void replconfCommand(client *c) {
             else if (!strcasecmp(val, "psync2")) replLinkOf(c)->capa |= REPL_CAPA_PSYNC2;
         } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only")) {
             /* redis-cli --rdb: accepted, the snapshot is what it gets anyway */
+        } else if (!strcasecmp(opt, "archive-only")) {
+            replLinkOf(c)->archiver = !strcmp(val, "1");
         } else {
             replyErrorFormat(c, "ERR Unrecognized REPLCONF option: %s", opt);
             return;
@@ -800,7 +806,7 @@ static long replAckedAt(long long offset) {
     long n = 0;
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_ONLINE && l->ack_off >= offset) n++;
+        if (l->state == RS_ONLINE && !l->archiver && l->ack_off >= offset) n++;
     }
     return n;
 }
@@ -902,11 +908,12 @@ void roleCommand(client *c) {
     replyLongLong(c, streamOffset());
     int online = 0;
     for (int j = 0; j < nreplicas; j++)
-        if (((replicaLink *)replicas[j]->repl)->state == RS_ONLINE) online++;
+        if (((replicaLink *)replicas[j]->repl)->state == RS_ONLINE && !((replicaLink *)replicas[j]->repl)->archiver)
+            online++;
     replyArrayLen(c, online);
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
-        if (l->state != RS_ONLINE) continue;
+        if (l->state != RS_ONLINE || l->archiver) continue;
         char ip[NET_ADDR_STR_LEN], num[LONG_STR_SIZE];
         replyArrayLen(c, 3);
         replyBulkCString(c, replReplicaIp(replicas[j], ip, sizeof(ip)));
@@ -921,7 +928,8 @@ static int replGoodReplicas(void) {
     int good = 0;
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_ONLINE && server.unixtime - l->ack_time <= cfg.min_replicas_max_lag) good++;
+        if (l->state == RS_ONLINE && !l->archiver && server.unixtime - l->ack_time <= cfg.min_replicas_max_lag)
+            good++;
     }
     return good;
 }
@@ -929,13 +937,16 @@ static int replGoodReplicas(void) {
 sds replInfoFields(sds s) {
     s = sdscatprintf(s, "role:%s\r\n", replIsReplica() ? "slave" : "master");
     if (replIsReplica()) s = replicaInfoFields(s);
-    s = sdscatprintf(s, "connected_slaves:%d\r\n", nreplicas);
+    int listed = 0;
+    for (int j = 0; j < nreplicas; j++) listed += !((replicaLink *)replicas[j]->repl)->archiver;
+    s = sdscatprintf(s, "connected_slaves:%d\r\n", listed);
     if (cfg.min_replicas_to_write && cfg.min_replicas_max_lag)
         s = sdscatprintf(s, "min_slaves_good_slaves:%d\r\n", replGoodReplicas());
-    for (int j = 0; j < nreplicas; j++) {
+    for (int j = 0, n = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
+        if (l->archiver) continue;
         char ip[NET_ADDR_STR_LEN];
-        s = sdscatprintf(s, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", j,
+        s = sdscatprintf(s, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", n++,
                          replReplicaIp(replicas[j], ip, sizeof(ip)), l->listening_port,
                          replStateName(l->state), l->ack_off, (long long)(server.unixtime - l->ack_time));
     }

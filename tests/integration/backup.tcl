@@ -4,7 +4,11 @@
 # a fresh server of both kinds with the same DEBUG DIGEST and the same keys;
 # the manifest's counts, AUTH, list; verify passing, then failing on a
 # flipped byte (naming the file and offset) and on a damaged manifest, and
-# restore refusing both; point selection by --offset and --at.
+# restore refusing both; point selection by --offset and --at. stream:
+# not counted by WAIT / min-replicas-to-write nor listed in INFO, writes
+# then FLUSHALL restored to just before it (and to a moment by --at) into
+# both kinds of server through an AOF directory; kill -9 of the tool
+# leaves no gap; a Redis source streamed the same way.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
 
@@ -127,7 +131,7 @@ test "list shows every backup; restore picks by --offset and --at" {
     assert {[llength $ids] >= 2} "backups: $ids"
     set out [backup_ok list --repo $repo]
     foreach id $ids { assert_match "*backup $id *" $out }
-    assert_match "*restorable: [llength $ids] points*" $out
+    assert_match "*restorable: [llength $ids] backups*" $out
     set first [lindex $ids 0]
     set to [file join $::cairn(tmp) pick]
     set off [manifest_field $repo $first offset]
@@ -183,6 +187,154 @@ test "verify names a damaged or truncated manifest" {
     assert_match "*$mf: manifest truncated*" $out
     write_bytes $mf $data
     backup_ok verify --repo $repo
+}
+
+# ---- stream ----
+
+# Starts `cairn-backup stream` in the background; returns its pid.
+proc stream_start {srv repo log args} {
+    set tool [file join $::cairn_h::root utils cairn-backup]
+    set pid [exec env CAIRN_SERVER=$::cairn(server) $tool stream --server 127.0.0.1:[dict get $srv port] \
+            --repo $repo --segment-seconds 0.5 {*}$args >>& $log &]
+    lappend ::cairn_h::servers $pid
+    set f [open [file join $::cairn(tmp) servers.pids] a]
+    puts $f "$pid [::cairn_h::proc_starttime $pid]"
+    close $f
+    return $pid
+}
+
+proc stream_stop {pid {sig TERM}} {
+    ::cairn_h::signal $pid $sig
+    assert {[::cairn_h::wait_exit $pid 10000]} "the stream process ends on SIG$sig"
+    ::cairn_h::forget $pid
+}
+
+# The end of the newest backup's archived range, from list --json.
+proc stream_end {repo} {
+    lassign [backup_tool list --repo $repo --json] code out
+    set ends [regexp -all -inline {"stream_end":(\d+)} $out]
+    if {![llength $ends]} { return -1 }
+    return [lindex $ends end]
+}
+
+# Wait until the archive holds everything the primary has streamed.
+proc stream_caught_up {repo pc} {
+    set off [info_field $pc master_repl_offset replication]
+    wait_for {[stream_end $repo] >= $off} 15000 "archive reaching offset $off"
+}
+
+proc stream_writes {pc tag n} {
+    for {set i 0} {$i < $n} {incr i} {
+        r $pc SET $tag:$i v$i
+        r $pc INCR $tag:counter
+        r $pc RPUSH $tag:list $i
+    }
+    r $pc SELECT 4
+    r $pc HSET $tag:h f $n
+    r $pc MULTI
+    r $pc SADD $tag:s a b c
+    r $pc ZADD $tag:z 1 m
+    r $pc EXEC
+    r $pc SELECT 0
+}
+
+# Restore with `args` into a fresh server of `binary` (AOF form) and return its DEBUG DIGEST.
+proc restore_digest {repo binary args} {
+    set s [start_server -binary $binary]
+    stop_server $s
+    set out [backup_ok restore --repo $repo --to [dict get $s dir] --force {*}$args]
+    dict set s config [list appendonly [expr {[string match *appendonlydir* $out] ? "yes" : "no"}]]
+    set s [restart_server $s]
+    set d [r [client $s] DEBUG DIGEST]
+    kill_server $s
+    return $d
+}
+
+foreach kind {cairn redis} {
+    test "stream from $kind: not counted as a replica; restore before FLUSHALL and at a moment" {
+        if {$kind eq "redis" && $ref eq ""} { skip_test "no redis-server" }
+        set bin [expr {$kind eq "redis" ? $ref : $::cairn(server)}]
+        set p [start_server -binary $bin -config {repl-diskless-sync-delay 0}]
+        set pc [client $p]
+        stream_writes $pc before 50
+        set srepo [file join $::cairn(tmp) srepo-$kind]
+        set pid [stream_start $p $srepo [file join $::cairn(tmp) stream-$kind.log]]
+        wait_for {[llength [backup_ids $srepo]] == 1} 10000 "the first backup"
+        stream_caught_up $srepo $pc
+        r $pc SET waited 1
+        assert_equal 0 [r $pc WAIT 1 200] "WAIT does not count the archiver"
+        if {$kind eq "cairn"} {
+            assert_equal 0 [info_field $pc connected_slaves replication]
+            r $pc CONFIG SET min-replicas-to-write 1
+            assert_error "NOREPLICAS*" {r $pc SET refused 1}
+            r $pc CONFIG SET min-replicas-to-write 0
+        }
+        stream_writes $pc phase1 80
+        set d1 [r $pc DEBUG DIGEST]
+        stream_caught_up $srepo $pc
+        after 300
+        set t [format %.3f [expr {[clock milliseconds] / 1000.0}]]
+        after 300
+        stream_writes $pc phase2 40
+        set d2 [r $pc DEBUG DIGEST]
+        r $pc FLUSHALL
+        r $pc SET after flush
+        stream_caught_up $srepo $pc
+        stream_stop $pid
+        backup_ok verify --repo $srepo
+        assert_equal $d2 [restore_digest $srepo $::cairn(server) --before-command FLUSHALL] "before FLUSHALL, cairn"
+        assert_equal $d1 [restore_digest $srepo $::cairn(server) --at $t] "--at, cairn"
+        if {$ref ne ""} {
+            assert_equal $d2 [restore_digest $srepo $ref --before-command flushall] "before FLUSHALL, redis-server"
+        }
+        assert_equal [r $pc DEBUG DIGEST] [restore_digest $srepo $::cairn(server)] "the end of the archive"
+        kill_server $p
+    }
+}
+
+test "stream killed with -9 and restarted: partial resync, no gap, the end restores" {
+    set p [start_server -config {repl-diskless-sync-delay 0}]
+    set pc [client $p]
+    set srepo [file join $::cairn(tmp) srepo-kill]
+    set log [file join $::cairn(tmp) stream-kill.log]
+    set pid [stream_start $p $srepo $log --segment-seconds 30]
+    wait_for {[llength [backup_ids $srepo]] == 1} 10000 "the first backup"
+    stream_writes $pc a 60
+    stream_writes $pc b 30
+    after 1500 ;# the active segment is fdatasynced every second
+    stream_stop $pid KILL
+    # a segment being written when the kill came is sealed by the next run
+    assert_equal 1 [llength [glob -nocomplain [file join $srepo stream * active-*.raw]]] "an active segment"
+    stream_writes $pc c 30
+    set pid [stream_start $p $srepo $log]
+    stream_caught_up $srepo $pc
+    stream_stop $pid
+    assert_equal 1 [llength [backup_ids $srepo]] "no new full backup"
+    set f [open $log]
+    set text [read $f]
+    close $f
+    assert_match "*sealing the segment an earlier run left*" $text
+    assert {![llength [glob -nocomplain [file join $srepo stream * active-*]]]} "no active segment left"
+    assert_match "*partial resync with*" $text
+    set out [backup_ok list --repo $srepo]
+    assert {![string match *GAP* $out]} "no gap: $out"
+    backup_ok verify --repo $srepo
+    assert_equal [r $pc DEBUG DIGEST] [restore_digest $srepo $::cairn(server)]
+    kill_server $p
+}
+
+test "verify names a damaged segment and restore refuses to use it" {
+    set srepo [file join $::cairn(tmp) srepo-kill]
+    set seg [lindex [lsort [glob [file join $srepo stream * *.seg.zst]]] 0]
+    set data [read_bytes $seg]
+    write_bytes $seg [string range $data 0 end-3]
+    lassign [backup_tool verify --repo $srepo] code out
+    assert_equal 1 $code
+    assert_match "*verify failed: $seg:*" $out
+    lassign [backup_tool restore --repo $srepo --to [file join $::cairn(tmp) badseg]] code out
+    assert_equal 1 $code
+    assert_match "*$seg*" $out
+    write_bytes $seg $data
 }
 
 finish

@@ -38,6 +38,8 @@ typedef struct backupLink {
     long long size;   /* payload length, -1 for an EOF-mark payload */
     char mark[40];
     char server_info[64]; /* "redis_version:..." of the source, if INFO answered */
+    int continued;        /* +CONTINUE: the stream goes on at psync_offset, no payload */
+    int archiver;         /* the source accepted REPLCONF archive-only (cairn) */
 } backupLink;
 
 typedef struct backupLinkOptions {
@@ -45,7 +47,11 @@ typedef struct backupLinkOptions {
     int port;
     const char *user, *pass;
     int timeout_s;
-    int rdb_only; /* REPLCONF rdb-only 1: no stream after the snapshot */
+    int rdb_only;             /* REPLCONF rdb-only 1: no stream after the snapshot */
+    int archive_only;         /* REPLCONF archive-only 1: cairn counts us for nothing */
+    const char *psync_replid; /* NULL: PSYNC ? -1 */
+    long long psync_offset;   /* the first stream byte wanted */
+    sds *psync_refusal;       /* set to the reason a partial resync was refused */
 } backupLinkOptions;
 
 /* Connect, handshake and PSYNC ? -1 up to the payload's header. NULL with
@@ -56,6 +62,8 @@ typedef int backupSinkFn(void *ctx, const void *buf, size_t len);
 /* Read the whole payload into sink. 0 on success, -1 with *err. */
 int backupLinkReadPayload(backupLink *l, backupSinkFn *sink, void *ctx, long long *bytes, sds *err);
 void backupLinkClose(backupLink *l);
+/* REPLCONF ACK offset. 0 or -1. */
+int backupLinkAck(backupLink *l, long long offset);
 
 /* ---- repo.c ---- */
 #define BACKUP_MAX_DBS 64
@@ -69,6 +77,7 @@ typedef struct backupManifest {
     long long offset;
     double time, finished;
     int rdb_version;
+    int stream_db; /* the database the source's stream had selected (repl-stream-db) */
     long long rdb_bytes;
     char rdb_sha256[65];
     sds file; /* name inside the backup's directory */
@@ -116,6 +125,75 @@ int shaFile(const char *path, char hex[65], long long *size, char (**blocks)[65]
  * of the directory. 0 or -1 with *err. */
 int repoWriteFileAtomic(const char *path, const void *buf, size_t len, sds *err);
 int repoFsyncDir(const char *dir, sds *err);
+/* A whole file as sds, or NULL with *err. */
+sds repoReadFile(const char *path, sds *err);
+/* Sealed text: a last line "KEY <SHA-256 of everything before it>".
+ * repoSeal appends it; repoUnseal checks it and gives the body's length
+ * (-1 with *err naming `what` when truncated or damaged). */
+sds repoSeal(sds s, const char *key);
+int repoUnseal(const char *text, size_t len, const char *key, const char *what, size_t *body,
+               sds *err);
+int repoHex(const char *v, char out[65]); /* 1 if v is a SHA-256 hex digest */
+
+/* ---- segment.c ---- */
+typedef struct segIndex {
+    long long offset; /* the source offset reached ... */
+    double time;      /* ... when these bytes arrived */
+} segIndex;
+typedef struct segMeta {
+    sds path; /* the .seg.zst file */
+    char replid[41];
+    long long start, end; /* the stream bytes (start, end] */
+    long long file_bytes;
+    char sha256[65];
+    int nidx;
+    segIndex *idx; /* ascending; the last one is at `end` */
+} segMeta;
+typedef struct segWriter segWriter;
+
+sds segDir(const char *repo, const char *timeline);
+segWriter *segOpen(const char *repo, const char *timeline, const char *replid, long long start,
+                   sds *err);
+int segAppend(segWriter *w, const void *buf, size_t len, double now, sds *err);
+int segSync(segWriter *w, sds *err);
+int segClose(segWriter *w, sds *err); /* seals and frees */
+long long segWriterBytes(const segWriter *w);
+double segWriterAge(const segWriter *w);
+long long segWriterEnd(const segWriter *w);
+int segRecover(const char *repo, sds *err); /* seal what a killed run left */
+/* A timeline's sealed segments by start offset (*bad: the first unreadable meta). */
+segMeta **segList(const char *repo, const char *timeline, int *n, sds *bad);
+void segFreeList(segMeta **list, int n);
+void segFreeMeta(segMeta *m);
+/* The segment's stream bytes, its file's size and SHA-256 checked. */
+sds segRead(const segMeta *m, sds *err);
+
+/* ---- replay.c ---- */
+/* One command of the stream: its name, its bytes, its source offsets
+ * (start, end]. 0 stops the scan. */
+typedef int replayFn(void *ctx, const char *name, const char *cmd, size_t len, long long start,
+                     long long end);
+/* Scan buf (stream bytes after offset `base`). *stop (NULL-able): where
+ * the scan ended. 0, or -1 with *err naming the offset of bad bytes. */
+int replayScan(const char *buf, size_t len, long long base, replayFn *fn, void *ctx,
+               long long *stop, sds *err);
+/* The last offset <= limit that ends a command outside a transaction. */
+long long replayBoundary(const char *buf, size_t len, long long base, long long limit);
+/* The start offset of the last command called `name`, or -1. */
+long long replayFindLast(const char *buf, size_t len, long long base, const char *name);
+/* The commands as an AOF increment (SELECT stream_db first; PING and
+ * REPLCONF left out). */
+sds replayToAof(const char *buf, size_t len, long long base, int stream_db);
+
+/* ---- stream.c ---- */
+typedef struct backupStreamOptions {
+    backupLinkOptions link;
+    const char *repo;
+    long long segment_bytes;
+    double segment_seconds;
+    int timeout_s; /* silence after which the link is taken for dead */
+} backupStreamOptions;
+int backupStream(const backupStreamOptions *o);
 
 /* ---- full.c, verify.c, restore.c ---- */
 typedef struct backupCounts {
@@ -123,12 +201,16 @@ typedef struct backupCounts {
     long long keys_db[BACKUP_MAX_DBS];
     long long keys_type[BACKUP_TYPES];
     int rdb_version;
+    int stream_db;
 } backupCounts;
 /* Load an RDB file (plain or zstd) with the server's loader in check-only
  * mode. 0, or -1 with *err naming the byte offset. */
 int backupCountFile(const char *path, backupCounts *c, sds *err);
 
-int backupFull(const backupLinkOptions *o, const char *repo, int json);
+extern int backup_json; /* --json: machine-readable results */
+int backupFull(const backupLinkOptions *o, const char *repo);
+/* The payload of an open link as a new backup; *id gets its ID. */
+int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds *id, sds *err);
 int backupList(const char *repo, int json);
 int backupVerify(const char *repo, const char *id, int json);
 /* Check one backup (manifest already parsed): file sizes and hashes, the
@@ -137,6 +219,7 @@ int backupVerifyOne(const char *repo, const backupManifest *m, sds *err);
 
 typedef struct backupRestoreOptions {
     const char *repo, *to, *id;
+    const char *before; /* --before-command NAME */
     int have_time, have_offset;
     double time;
     long long offset;

@@ -2,6 +2,8 @@
  *
  *   cairn-backup full    --server HOST:PORT --repo DIR [--user U] [--pass P]
  *                        [--timeout SECS] [--json]
+ *   cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]
+ *                        [--segment-bytes N] [--segment-seconds S] [--timeout S]
  *   cairn-backup list    --repo DIR [--json]
  *   cairn-backup verify  --repo DIR [ID] [--json]
  *   cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME |
@@ -18,6 +20,8 @@
 #include <string.h>
 #include <sys/time.h>
 #include <time.h>
+
+int backup_json;
 
 double backupNow(void) {
     struct timeval tv;
@@ -49,6 +53,8 @@ static int backupUsage(void) {
     fprintf(stderr,
             "Usage: cairn-backup full    --server HOST:PORT --repo DIR [--user U] [--pass P] "
             "[--timeout S] [--json]\n"
+            "       cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]\n"
+            "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
             "       cairn-backup list    --repo DIR [--json]\n"
             "       cairn-backup verify  --repo DIR [ID] [--json]\n"
             "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset "
@@ -59,8 +65,10 @@ static int backupUsage(void) {
 }
 
 typedef struct backupArgs {
-    const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset;
+    const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset, *before;
     int timeout, json, force;
+    long long segment_bytes;
+    double segment_seconds;
 } backupArgs;
 
 /* --name VALUE options; one bare argument (verify's ID). -1 on a bad one. */
@@ -68,9 +76,16 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
     struct {
         const char *name;
         const char **dst;
-    } valued[] = {{"--server", &a->server}, {"--repo", &a->repo},     {"--user", &a->user},
-                  {"--pass", &a->pass},     {"--to", &a->to},         {"--backup", &a->id},
-                  {"--at", &a->at},         {"--offset", &a->offset}, {NULL, NULL}};
+    } valued[] = {{"--server", &a->server},
+                  {"--repo", &a->repo},
+                  {"--user", &a->user},
+                  {"--pass", &a->pass},
+                  {"--to", &a->to},
+                  {"--backup", &a->id},
+                  {"--at", &a->at},
+                  {"--offset", &a->offset},
+                  {"--before-command", &a->before},
+                  {NULL, NULL}};
     for (int j = 1; j < argc; j++) {
         const char *arg = argv[j];
         int matched = 0;
@@ -92,6 +107,10 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
             continue; /* an RDB 10 restore already is */
         else if (!strcmp(arg, "--timeout") && j + 1 < argc)
             a->timeout = atoi(argv[++j]);
+        else if (!strcmp(arg, "--segment-bytes") && j + 1 < argc)
+            a->segment_bytes = atoll(argv[++j]);
+        else if (!strcmp(arg, "--segment-seconds") && j + 1 < argc)
+            a->segment_seconds = atof(argv[++j]);
         else if (arg[0] != '-' && !a->id)
             a->id = arg;
         else {
@@ -122,6 +141,7 @@ int backupMain(int argc, char **argv) {
     memset(&a, 0, sizeof(a));
     a.cmd = argv[0];
     if (backupParseArgs(argc, argv, &a) == -1) return backupUsage();
+    backup_json = a.json;
     if (!a.repo) {
         fprintf(stderr, "cairn-backup: --repo DIR is required\n");
         return backupUsage();
@@ -135,19 +155,37 @@ int backupMain(int argc, char **argv) {
             return backupUsage();
         }
         o.host = host;
-        int ret = backupFull(&o, a.repo, a.json);
+        int ret = backupFull(&o, a.repo);
+        sdsfree(host);
+        return ret;
+    }
+    if (!strcmp(a.cmd, "stream")) {
+        sds host = NULL;
+        backupStreamOptions so = {.repo = a.repo,
+                                  .segment_bytes =
+                                      a.segment_bytes ? a.segment_bytes : 16 * 1024 * 1024,
+                                  .segment_seconds = a.segment_seconds ? a.segment_seconds : 60,
+                                  .timeout_s = a.timeout ? a.timeout : 60};
+        so.link = (backupLinkOptions){.user = a.user, .pass = a.pass, .timeout_s = a.timeout};
+        if (!a.server || !backupSplitServer(a.server, &host, &so.link.port)) {
+            fprintf(stderr, "cairn-backup: stream needs --server HOST:PORT\n");
+            return backupUsage();
+        }
+        so.link.host = host;
+        int ret = backupStream(&so);
         sdsfree(host);
         return ret;
     }
     if (!strcmp(a.cmd, "list")) return backupList(a.repo, a.json);
     if (!strcmp(a.cmd, "verify")) return backupVerify(a.repo, a.id, a.json);
     if (!strcmp(a.cmd, "restore")) {
-        backupRestoreOptions o = {.repo = a.repo, .to = a.to, .id = a.id, .force = a.force};
+        backupRestoreOptions o = {
+            .repo = a.repo, .to = a.to, .id = a.id, .force = a.force, .before = a.before};
         if (!a.to) {
             fprintf(stderr, "cairn-backup: restore needs --to DIR\n");
             return backupUsage();
         }
-        if (!!a.id + !!a.at + !!a.offset > 1) {
+        if (!!a.id + !!a.at + !!a.offset + !!a.before > 1) {
             fprintf(stderr, "cairn-backup: --backup, --at and --offset exclude each other\n");
             return backupUsage();
         }

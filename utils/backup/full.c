@@ -46,6 +46,7 @@ int backupCountFile(const char *path, backupCounts *c, sds *err) {
     rdbLoadSetObserver(NULL);
     if (ret == 1) *err = sdscatprintf(sdsempty(), "%s does not exist", path);
     c->rdb_version = st.version;
+    c->stream_db = st.has_repl && st.repl.stream_db >= 0 ? st.repl.stream_db : 0;
     return ret == 0 ? 0 : -1;
 }
 
@@ -131,8 +132,78 @@ static void fullPrint(const backupManifest *m, int json) {
     sdsfree(t);
 }
 
-int backupFull(const backupLinkOptions *o, const char *repo, int json) {
-    sds err = NULL;
+/* The payload of an open link becomes a backup in the repository. 0 with
+ * *id (the new backup's) set, or -1 with *err. */
+int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds *id, sds *err) {
+    backupManifest m;
+    memset(&m, 0, sizeof(m));
+    m.id = fullMakeId(repo, l->sync_time);
+    m.source = sdsnew(source);
+    memcpy(m.replid, l->replid, 41);
+    m.offset = l->offset;
+    m.time = l->sync_time;
+    m.file = sdsnew("snapshot.rdb.zst");
+    sds tmpdir = sdscatprintf(sdsempty(), "%s/backups/.tmp-%s", repo, m.id);
+    sds final = repoBackupDir(repo, m.id);
+    sds snap = sdscatprintf(sdsempty(), "%s/%s", tmpdir, m.file);
+    sds mpath = sdscatprintf(sdsempty(), "%s/manifest", tmpdir);
+    sds text = NULL;
+    int ok = 0;
+    if (mkdir(tmpdir, 0755) == -1) {
+        *err = sdscatprintf(sdsempty(), "creating %s: %s", tmpdir, strerror(errno));
+        goto done;
+    }
+    if (fullReceive(l, snap, &m, err) == -1) goto done;
+    backupLog("received the snapshot: %lld bytes; loading it to check and count it", m.rdb_bytes);
+    backupCounts c;
+    sds e = NULL;
+    if (backupCountFile(snap, &c, &e) == -1) {
+        *err = sdscatprintf(sdsempty(), "the received snapshot does not load: %s", e);
+        sdsfree(e);
+        goto done;
+    }
+    m.rdb_version = c.rdb_version;
+    m.stream_db = c.stream_db;
+    m.keys = c.keys;
+    m.expires = c.expires;
+    memcpy(m.keys_db, c.keys_db, sizeof(m.keys_db));
+    memcpy(m.keys_type, c.keys_type, sizeof(m.keys_type));
+    if (shaFile(snap, m.file_sha256, &m.file_bytes, &m.block_sha256, &m.nblocks, err) == -1)
+        goto done;
+    m.finished = backupNow();
+    text = manifestFormat(&m);
+    if (repoWriteFileAtomic(mpath, text, sdslen(text), err) == -1) goto done;
+    if (rename(tmpdir, final) == -1) {
+        *err = sdscatprintf(sdsempty(), "renaming %s to %s: %s", tmpdir, final, strerror(errno));
+        goto done;
+    }
+    sds bdir = sdscatprintf(sdsempty(), "%s/backups", repo);
+    int synced = repoFsyncDir(bdir, err);
+    sdsfree(bdir);
+    if (synced == -1) goto done;
+    ok = 1;
+    fullPrint(&m, backup_json);
+    *id = sdsdup(m.id);
+done:
+    if (!ok) {
+        unlink(snap);
+        unlink(mpath);
+        rmdir(tmpdir);
+    }
+    sdsfree(text);
+    sdsfree(tmpdir);
+    sdsfree(final);
+    sdsfree(snap);
+    sdsfree(mpath);
+    sdsfree(m.id);
+    sdsfree(m.source);
+    sdsfree(m.file);
+    free(m.block_sha256);
+    return ok ? 0 : -1;
+}
+
+int backupFull(const backupLinkOptions *o, const char *repo) {
+    sds err = NULL, id = NULL;
     if (repoInit(repo, &err) == -1) {
         fprintf(stderr, "cairn-backup: %s\n", err);
         sdsfree(err);
@@ -148,72 +219,13 @@ int backupFull(const backupLinkOptions *o, const char *repo, int json) {
     backupLog("full sync from %s offset %lld (%s payload%s%s)", l->replid, l->offset,
               l->size < 0 ? "diskless EOF-mark" : "sized", l->server_info[0] ? ", " : "",
               l->server_info);
-    backupManifest m;
-    memset(&m, 0, sizeof(m));
-    m.id = fullMakeId(repo, l->sync_time);
-    m.source = sdscatprintf(sdsempty(), "%s:%d", o->host, o->port);
-    memcpy(m.replid, l->replid, 41);
-    m.offset = l->offset;
-    m.time = l->sync_time;
-    m.file = sdsnew("snapshot.rdb.zst");
-    sds tmpdir = sdscatprintf(sdsempty(), "%s/backups/.tmp-%s", repo, m.id);
-    sds final = repoBackupDir(repo, m.id);
-    sds snap = sdscatprintf(sdsempty(), "%s/%s", tmpdir, m.file);
-    sds mpath = sdscatprintf(sdsempty(), "%s/manifest", tmpdir);
-    sds text = NULL;
-    int ok = 0;
-    if (mkdir(tmpdir, 0755) == -1) {
-        err = sdscatprintf(sdsempty(), "creating %s: %s", tmpdir, strerror(errno));
-        goto done;
-    }
-    if (fullReceive(l, snap, &m, &err) == -1) goto done;
+    sds source = sdscatprintf(sdsempty(), "%s:%d", o->host, o->port);
+    int ret = backupStoreSnapshot(l, repo, source, &id, &err);
     backupLinkClose(l);
-    l = NULL;
-    backupLog("received the snapshot: %lld bytes; loading it to check and count it", m.rdb_bytes);
-    backupCounts c;
-    if (backupCountFile(snap, &c, &err) == -1) {
-        sds e = sdscatprintf(sdsempty(), "the received snapshot does not load: %s", err);
-        sdsfree(err);
-        err = e;
-        goto done;
-    }
-    m.rdb_version = c.rdb_version;
-    m.keys = c.keys;
-    m.expires = c.expires;
-    memcpy(m.keys_db, c.keys_db, sizeof(m.keys_db));
-    memcpy(m.keys_type, c.keys_type, sizeof(m.keys_type));
-    if (shaFile(snap, m.file_sha256, &m.file_bytes, &m.block_sha256, &m.nblocks, &err) == -1)
-        goto done;
-    m.finished = backupNow();
-    text = manifestFormat(&m);
-    if (repoWriteFileAtomic(mpath, text, sdslen(text), &err) == -1) goto done;
-    if (rename(tmpdir, final) == -1) {
-        err = sdscatprintf(sdsempty(), "renaming %s to %s: %s", tmpdir, final, strerror(errno));
-        goto done;
-    }
-    sds bdir = sdscatprintf(sdsempty(), "%s/backups", repo);
-    int synced = repoFsyncDir(bdir, &err);
-    sdsfree(bdir);
-    if (synced == -1) goto done;
-    ok = 1;
-    fullPrint(&m, json);
-done:
-    if (!ok) {
+    if (ret == -1)
         fprintf(stderr, "cairn-backup: full backup failed: %s\n", err ? err : "unknown error");
-        unlink(snap);
-        unlink(mpath);
-        rmdir(tmpdir);
-    }
-    backupLinkClose(l);
+    sdsfree(source);
     sdsfree(err);
-    sdsfree(text);
-    sdsfree(tmpdir);
-    sdsfree(final);
-    sdsfree(snap);
-    sdsfree(mpath);
-    sdsfree(m.id);
-    sdsfree(m.source);
-    sdsfree(m.file);
-    free(m.block_sha256);
-    return ok ? 0 : 1;
+    sdsfree(id);
+    return ret == 0 ? 0 : 1;
 }

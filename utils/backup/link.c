@@ -6,9 +6,13 @@
  *     --> "\n" keep-alives --> "$<len>" or "$EOF:<40-byte mark>"
  *     --> payload bytes to the sink (an EOF payload: up to its mark)
  *
+ * `stream` sends PSYNC <replid> <offset> instead and may get +CONTINUE (no
+ * payload: the stream follows), and first REPLCONF archive-only 1, which a
+ * cairn primary answers +OK (it then never counts the link for WAIT or
+ * min-replicas-to-write and lists it nowhere sentinel looks) and Redis
+ * refuses (harmless; stream.c then sends no ACKs, see there).
  * No REPLCONF listening-port is sent: a source's INFO shows the link with
- * port 0, so redis-sentinel cannot reach (nor promote) it; no REPLCONF ACK
- * is sent either, so a cairn or Redis primary never counts it for WAIT.
+ * port 0, so redis-sentinel cannot reach (nor promote) it.
  * Replies are read a byte at a time up to their newline, so nothing of
  * the payload is taken by the handshake; the payload is read in 64 KB
  * pieces (a primary streams nothing after an EOF mark before the replica's
@@ -187,6 +191,11 @@ backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
         *err = sdscatprintf(sdsempty(), "REPLCONF capa refused: %s", line);
         goto fail;
     }
+    if (o->archive_only) {
+        const char *arch[3] = {"REPLCONF", "archive-only", "1"};
+        if (linkCall(l, 3, arch, line, sizeof(line), err) == -1) goto fail;
+        l->archiver = line[0] == '+';
+    }
     if (o->rdb_only) {
         /* Redis 7.0 then closes after the snapshot and keeps no stream for
          * us; a source that does not know it (older ones) streams on, and
@@ -194,8 +203,23 @@ backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
         const char *rdbonly[3] = {"REPLCONF", "rdb-only", "1"};
         if (linkCall(l, 3, rdbonly, line, sizeof(line), err) == -1) goto fail;
     }
-    const char *psync[3] = {"PSYNC", "?", "-1"};
+    char offstr[32];
+    snprintf(offstr, sizeof(offstr), "%lld", o->psync_replid ? o->psync_offset : -1LL);
+    const char *psync[3] = {"PSYNC", o->psync_replid ? o->psync_replid : "?", offstr};
     if (linkCall(l, 3, psync, line, sizeof(line), err) == -1) goto fail;
+    if (!strncmp(line, "+CONTINUE", 9)) {
+        /* PSYNC2: the history may go on under the primary's new ID. */
+        const char *id = line + 9;
+        while (*id == ' ') id++;
+        snprintf(l->replid, sizeof(l->replid), "%s", strlen(id) == 40 ? id : o->psync_replid);
+        l->offset = o->psync_offset - 1;
+        l->sync_time = backupNow();
+        l->continued = 1;
+        return l;
+    }
+    if (o->psync_replid && o->psync_refusal)
+        *o->psync_refusal = sdscatprintf(sdsempty(), "the source answered %.200s to PSYNC %s %s",
+                                         line, o->psync_replid, offstr);
     if (strncmp(line, "+FULLRESYNC ", 12)) {
         *err = sdscatprintf(sdsempty(), "unexpected reply to PSYNC: %.200s", line);
         goto fail;
@@ -278,6 +302,16 @@ int backupLinkReadPayload(backupLink *l, backupSinkFn *sink, void *ctx, long lon
 sinkfail:
     *err = sdsnew("writing the payload failed");
     return -1;
+}
+
+int backupLinkAck(backupLink *l, long long offset) {
+    char off[32];
+    snprintf(off, sizeof(off), "%lld", offset);
+    const char *argv[3] = {"REPLCONF", "ACK", off};
+    sds err = NULL;
+    int r = linkSendCommand(l, 3, argv, &err);
+    sdsfree(err);
+    return r;
 }
 
 void backupLinkClose(backupLink *l) {

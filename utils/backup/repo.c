@@ -255,6 +255,7 @@ sds manifestFormat(const backupManifest *m) {
     s = sdscatprintf(s, "id %s\nsource %s\nreplid %s\noffset %lld\n", m->id, m->source, m->replid,
                      m->offset);
     s = sdscatprintf(s, "time %.6f\nfinished %.6f\n", m->time, m->finished);
+    s = sdscatprintf(s, "stream-db %d\n", m->stream_db);
     s = sdscatprintf(s, "rdb-version %d\nrdb-bytes %lld\nrdb-sha256 %s\n", m->rdb_version,
                      m->rdb_bytes, m->rdb_sha256);
     s = sdscatprintf(s, "file %s\nfile-bytes %lld\nfile-sha256 %s\n", m->file, m->file_bytes,
@@ -267,41 +268,54 @@ sds manifestFormat(const backupManifest *m) {
     for (int j = 0; j < BACKUP_TYPES; j++)
         if (m->keys_type[j])
             s = sdscatprintf(s, "keys-type %s %lld\n", backupTypeNames[j], m->keys_type[j]);
-    char hex[65];
-    shaOf(s, sdslen(s), hex);
-    return sdscatprintf(s, "manifest-sha256 %s\n", hex);
+    return repoSeal(s, "manifest-sha256");
 }
 
-static int manifestHex(const char *v, char out[65]) {
+sds repoSeal(sds s, const char *key) {
+    char hex[65];
+    shaOf(s, sdslen(s), hex);
+    return sdscatprintf(s, "%s %s\n", key, hex);
+}
+
+int repoUnseal(const char *text, size_t len, const char *key, const char *what, size_t *body,
+               sds *err) {
+    size_t klen = strlen(key);
+    const char *tail = NULL;
+    for (const char *p = text; p < text + len;) {
+        const char *nl = memchr(p, '\n', (size_t)(text + len - p));
+        if (!nl) break;
+        if (!strncmp(p, key, klen) && p[klen] == ' ') tail = p;
+        p = nl + 1;
+    }
+    if (!tail || (size_t)(tail - text) + klen + 1 + 65 != len || text[len - 1] != '\n') {
+        *err = sdscatprintf(sdsempty(), "%s truncated (no final %s line)", what, key);
+        return -1;
+    }
+    char want[65], got[65];
+    memcpy(want, tail + klen + 1, 64);
+    want[64] = '\0';
+    shaOf(text, (size_t)(tail - text), got);
+    if (strcmp(want, got)) {
+        *err = sdscatprintf(sdsempty(), "%s damaged: its SHA-256 is %s, its last line says %s",
+                            what, got, want);
+        return -1;
+    }
+    *body = (size_t)(tail - text);
+    return 0;
+}
+
+int repoHex(const char *v, char out[65]) {
     if (strlen(v) != 64 || strspn(v, "0123456789abcdef") != 64) return 0;
     memcpy(out, v, 65);
     return 1;
 }
 
 backupManifest *manifestParse(const char *text, size_t len, sds *err) {
-    const char *tail = NULL;
-    for (const char *p = text; p < text + len;) {
-        const char *nl = memchr(p, '\n', (size_t)(text + len - p));
-        if (!nl) break;
-        if (!strncmp(p, "manifest-sha256 ", 16)) tail = p;
-        p = nl + 1;
-    }
-    if (!tail || (size_t)(tail - text) + 16 + 65 != len || text[len - 1] != '\n') {
-        *err = sdsnew("manifest truncated (no final manifest-sha256 line)");
-        return NULL;
-    }
-    char want[65], got[65];
-    memcpy(want, tail + 16, 64);
-    want[64] = '\0';
-    shaOf(text, (size_t)(tail - text), got);
-    if (strcmp(want, got)) {
-        *err = sdscatprintf(
-            sdsempty(), "manifest damaged: its SHA-256 is %s, its last line says %s", got, want);
-        return NULL;
-    }
+    size_t bodylen;
+    if (repoUnseal(text, len, "manifest-sha256", "manifest", &bodylen, err) == -1) return NULL;
     backupManifest *m = calloc(1, sizeof(*m));
     int lineno = 0, have_head = 0;
-    sds body = sdsnewlen(text, (size_t)(tail - text));
+    sds body = sdsnewlen(text, bodylen);
     int count;
     sds *lines = sdssplitlen(body, (ssize_t)sdslen(body), "\n", 1, &count);
     sdsfree(body);
@@ -340,16 +354,16 @@ backupManifest *manifestParse(const char *text, size_t len, sds *err) {
         else if (!strcmp(key, "rdb-bytes"))
             m->rdb_bytes = strtoll(v, NULL, 10);
         else if (!strcmp(key, "rdb-sha256"))
-            ok = manifestHex(v, m->rdb_sha256);
+            ok = repoHex(v, m->rdb_sha256);
         else if (!strcmp(key, "file"))
             ok = !strchr(v, '/') && (m->file = sdsnew(v));
         else if (!strcmp(key, "file-bytes"))
             m->file_bytes = strtoll(v, NULL, 10);
         else if (!strcmp(key, "file-sha256"))
-            ok = manifestHex(v, m->file_sha256);
+            ok = repoHex(v, m->file_sha256);
         else if (!strcmp(key, "block")) {
             char hex[65];
-            ok = atoi(v) == m->nblocks && strchr(v, ' ') && manifestHex(strchr(v, ' ') + 1, hex);
+            ok = atoi(v) == m->nblocks && strchr(v, ' ') && repoHex(strchr(v, ' ') + 1, hex);
             if (ok) {
                 m->block_sha256 =
                     realloc(m->block_sha256, sizeof(*m->block_sha256) * (size_t)(m->nblocks + 1));
@@ -388,7 +402,7 @@ backupManifest *manifestParse(const char *text, size_t len, sds *err) {
     return m;
 }
 
-backupManifest *manifestRead(const char *path, sds *err) {
+sds repoReadFile(const char *path, sds *err) {
     FILE *fp = fopen(path, "r");
     if (!fp) {
         *err = sdscatprintf(sdsempty(), "cannot open: %s", strerror(errno));
@@ -399,6 +413,12 @@ backupManifest *manifestRead(const char *path, sds *err) {
     size_t n;
     while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) text = sdscatlen(text, buf, n);
     fclose(fp);
+    return text;
+}
+
+backupManifest *manifestRead(const char *path, sds *err) {
+    sds text = repoReadFile(path, err);
+    if (!text) return NULL;
     backupManifest *m = manifestParse(text, sdslen(text), err);
     sdsfree(text);
     return m;

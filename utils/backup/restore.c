@@ -1,21 +1,30 @@
-/* restore: `cairn-backup restore`, a backup back into a data directory.
+/* restore: `cairn-backup restore`, a backup (and the archived stream after
+ * it) back into a data directory.
  *
- * The restore point is chosen from the manifests (--backup ID, --offset N
- * for the backup taken at exactly that source offset, --at TIME for the
- * newest backup taken at or before TIME, or the newest). Its zstd file is
- * decompressed through the server's codec rio into TO/dump.rdb.tmp-PID
- * while both the stored bytes' and the RDB's SHA-256 are compared with the
- * manifest; only when both match is the file fsynced and renamed to
- * TO/dump.rdb and TO fsynced. The RDB is byte for byte what the source
- * sent, so a cairn or a redis-server of the source's version (RDB 10 for
- * Redis 7.0) started with `dir TO` loads it. */
+ * The point: --backup ID (that snapshot alone), --offset N (a source
+ * offset inside some backup's archived range), --at TIME (the newest backup
+ * taken at or before TIME, plus the stream bytes that had arrived by TIME),
+ * --before-command NAME (just before the last such command in the archive),
+ * or the end of the newest backup's archived range. A cut is moved back to
+ * a command boundary outside any transaction (replay.c).
+ *
+ * The snapshot is decompressed through the server's codec rio while both
+ * the stored bytes' and the RDB's SHA-256 are compared with the manifest,
+ * and every segment's file is checked against its meta (segment.c) before
+ * anything is renamed into place. With nothing to replay the result is
+ * TO/dump.rdb; otherwise TO/appendonlydir holds the snapshot as the AOF
+ * base and the replayed commands as its increment, with a Redis 7.0
+ * manifest, which cairn and redis-server started with `appendonly yes`
+ * and `dir TO` load. */
 #include "backup.h"
 #include "rio.h"
 #include "rio_codec.h"
+#include "aof_manifest.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -63,32 +72,141 @@ int backupParseTime(const char *s, double *t) {
     return 1;
 }
 
-static const backupManifest *restorePick(backupManifest **list, int n,
-                                         const backupRestoreOptions *o, sds *err) {
-    const backupManifest *pick = NULL;
-    for (int j = 0; j < n; j++) {
-        const backupManifest *m = list[j];
-        if (o->id) {
-            if (!strcmp(m->id, o->id)) pick = m;
-        } else if (o->have_offset) {
-            if (m->offset == o->offset) pick = m;
-        } else if (!o->have_time || m->time <= o->time) {
-            pick = m; /* the list is oldest first: the last match is the newest */
+/* A backup's archived stream: the contiguous segments from its offset. */
+typedef struct restoreLine {
+    sds bytes; /* the stream bytes (b->offset, end] */
+    long long end;
+    segIndex *idx; /* every arrival mark, ascending */
+    int nidx;
+    int gap; /* segments exist past a hole: the range ends at the hole */
+} restoreLine;
+
+static void restoreLineFree(restoreLine *t) {
+    sdsfree(t->bytes);
+    free(t->idx);
+    memset(t, 0, sizeof(*t));
+}
+
+/* The end offset of b's contiguous archive, from the metas alone. */
+static long long restoreLineEnd(const char *repo, const backupManifest *b) {
+    int n;
+    segMeta **segs = segList(repo, b->id, &n, NULL);
+    long long end = b->offset;
+    for (int j = 0; j < n && segs[j]->start == end; j++) end = segs[j]->end;
+    segFreeList(segs, n);
+    return end;
+}
+
+/* Read (and check) the segments of b's archive up to `upto` (-1: all). */
+static int restoreLineLoad(const char *repo, const backupManifest *b, long long upto,
+                           restoreLine *t, sds *err) {
+    memset(t, 0, sizeof(*t));
+    t->bytes = sdsempty();
+    t->end = b->offset;
+    int n;
+    sds bad = NULL;
+    segMeta **segs = segList(repo, b->id, &n, &bad);
+    int ret = 0;
+    for (int j = 0; j < n && segs[j]->start == t->end && (upto < 0 || t->end < upto); j++) {
+        sds data = segRead(segs[j], err);
+        if (!data) {
+            ret = -1;
+            break;
         }
+        t->bytes = sdscatsds(t->bytes, data);
+        sdsfree(data);
+        t->idx = realloc(t->idx, sizeof(*t->idx) * (size_t)(t->nidx + segs[j]->nidx));
+        memcpy(t->idx + t->nidx, segs[j]->idx, sizeof(*t->idx) * (size_t)segs[j]->nidx);
+        t->nidx += segs[j]->nidx;
+        t->end = segs[j]->end;
     }
-    if (pick) return pick;
-    if (o->id)
+    for (int j = 0; j < n; j++)
+        if (segs[j]->start > t->end) t->gap = 1;
+    /* A damaged meta inside the range must not shorten it silently. */
+    if (ret == 0 && bad && (upto < 0 || t->end < upto)) {
+        *err = sdscatprintf(sdsempty(), "%s", bad);
+        ret = -1;
+    }
+    sdsfree(bad);
+    segFreeList(segs, n);
+    if (ret == -1) restoreLineFree(t);
+    return ret;
+}
+
+/* Choose the backup and the stream offset to stop at (*cut). */
+static const backupManifest *restorePick(const char *repo, backupManifest **list, int n,
+                                         const backupRestoreOptions *o, restoreLine *t,
+                                         long long *cut, sds *err) {
+    if (o->id) {
+        for (int j = 0; j < n; j++)
+            if (!strcmp(list[j]->id, o->id)) {
+                *cut = list[j]->offset;
+                return list[j];
+            }
         *err = sdscatprintf(sdsempty(), "no backup %s", o->id);
-    else if (o->have_offset)
-        *err = sdscatprintf(sdsempty(),
-                            "no restore point at offset %lld (without an archived stream only a "
-                            "backup's own offset is one; see `list`)",
-                            o->offset);
-    else if (o->have_time)
-        *err = sdsnew("no backup was taken at or before that time");
-    else
-        *err = sdsnew("the repository holds no backup");
-    return NULL;
+        return NULL;
+    }
+    if (o->have_offset) {
+        for (int j = n - 1; j >= 0; j--) {
+            if (o->offset < list[j]->offset || o->offset > restoreLineEnd(repo, list[j])) continue;
+            if (restoreLineLoad(repo, list[j], o->offset, t, err) == -1) return NULL;
+            *cut = replayBoundary(t->bytes, sdslen(t->bytes), list[j]->offset, o->offset);
+            if (*cut != o->offset) {
+                *err = sdscatprintf(
+                    sdsempty(),
+                    "offset %lld is inside a command or transaction (the one before ends at %lld)",
+                    o->offset, *cut);
+                restoreLineFree(t);
+                return NULL;
+            }
+            return list[j];
+        }
+        *err = sdscatprintf(
+            sdsempty(), "no backup or archived stream holds offset %lld (see `list`)", o->offset);
+        return NULL;
+    }
+    if (o->before) {
+        for (int j = n - 1; j >= 0; j--) {
+            if (restoreLineLoad(repo, list[j], -1, t, err) == -1) return NULL;
+            long long at = replayFindLast(t->bytes, sdslen(t->bytes), list[j]->offset, o->before);
+            if (at >= 0) {
+                *cut = replayBoundary(t->bytes, sdslen(t->bytes), list[j]->offset, at);
+                return list[j];
+            }
+            restoreLineFree(t);
+        }
+        *err = sdscatprintf(sdsempty(), "no %s in the archived stream", o->before);
+        return NULL;
+    }
+    const backupManifest *b = NULL;
+    for (int j = 0; j < n; j++)
+        if (!o->have_time || list[j]->time <= o->time)
+            b = list[j]; /* oldest first: the last is the newest */
+    if (!b) {
+        *err = sdsnew(o->have_time ? "no backup was taken at or before that time"
+                                   : "the repository holds no backup");
+        return NULL;
+    }
+    if (restoreLineLoad(repo, b, -1, t, err) == -1) return NULL;
+    long long limit = b->offset;
+    for (int j = 0; j < t->nidx; j++)
+        if (!o->have_time || t->idx[j].time <= o->time) limit = t->idx[j].offset;
+    if (o->have_time && (!t->nidx || t->idx[t->nidx - 1].time < o->time)) {
+        sds e = backupFormatTime(t->nidx ? t->idx[t->nidx - 1].time : b->time);
+        if (t->gap) {
+            *err = sdscatprintf(sdsempty(),
+                                "the archive after backup %s has a gap at offset %lld (%s), before "
+                                "the time asked: refusing to cross it",
+                                b->id, t->end, e);
+            sdsfree(e);
+            restoreLineFree(t);
+            return NULL;
+        }
+        backupLog("note: the archive after backup %s ends at %s, before the time asked", b->id, e);
+        sdsfree(e);
+    }
+    *cut = replayBoundary(t->bytes, sdslen(t->bytes), b->offset, limit);
+    return b;
 }
 
 /* Decompress the backup's file into `out`, checking both digests. */
@@ -157,32 +275,77 @@ done:
     return ret;
 }
 
+/* The AOF form: appendonlydir/ with the snapshot as base, the commands
+ * up to `cut` as the increment, and the manifest written last. */
+static int restoreAofDir(const backupRestoreOptions *o, const backupManifest *m,
+                         const restoreLine *t, long long cut, sds *err) {
+    sds dir = sdscatprintf(sdsempty(), "%s/appendonlydir", o->to);
+    aofManifest *am = aofManifestCreate();
+    const char *base = aofManifestNewBase(am, "appendonly.aof", 1);
+    const char *incr = aofManifestNewIncr(am, "appendonly.aof");
+    sds basepath = aofPath(dir, base), incrpath = aofPath(dir, incr);
+    sds mname = aofManifestFileName("appendonly.aof"), mpath = aofPath(dir, mname);
+    sds cmds = NULL;
+    int ret = -1;
+    if (access(mpath, F_OK) == 0 && !o->force) {
+        *err = sdscatprintf(sdsempty(), "%s exists (--force replaces it)", mpath);
+        goto done;
+    }
+    if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+        *err = sdscatprintf(sdsempty(), "creating %s: %s", dir, strerror(errno));
+        goto done;
+    }
+    if (restoreWrite(o->repo, m, basepath, err) == -1) goto done;
+    cmds = replayToAof(t->bytes, (size_t)(cut - m->offset), m->offset, m->stream_db);
+    if (repoWriteFileAtomic(incrpath, cmds, sdslen(cmds), err) == -1) goto done;
+    if (aofManifestPersist(am, dir, "appendonly.aof", err) == -1) goto done;
+    if (repoFsyncDir(dir, err) == -1 || repoFsyncDir(o->to, err) == -1) goto done;
+    ret = 0;
+done:
+    sdsfree(cmds);
+    sdsfree(basepath);
+    sdsfree(incrpath);
+    sdsfree(mname);
+    sdsfree(mpath);
+    sdsfree(dir);
+    aofManifestFree(am);
+    return ret;
+}
+
 int backupRestore(const backupRestoreOptions *o) {
     sds err = NULL, bad = NULL;
     int n = 0, status = 1;
     backupManifest **list = NULL;
+    restoreLine t;
+    memset(&t, 0, sizeof(t));
+    long long cut = 0;
     sds target = sdscatprintf(sdsempty(), "%s/dump.rdb", o->to);
     sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", target, (int)getpid());
     if (repoCheck(o->repo, &err) == -1) goto done;
     list = repoListBackups(o->repo, &n, &bad);
-    const backupManifest *m = restorePick(list, n, o, &err);
+    const backupManifest *m = restorePick(o->repo, list, n, o, &t, &cut, &err);
     if (!m) goto done;
     if (mkdir(o->to, 0755) == -1 && errno != EEXIST) {
         err = sdscatprintf(sdsempty(), "creating %s: %s", o->to, strerror(errno));
+        goto done;
+    }
+    sds when = backupFormatTime(m->time);
+    backupLog(
+        "restoring backup %s (%s, offset %lld, %lld keys) and the stream up to offset %lld into %s",
+        m->id, when, m->offset, m->keys, cut, o->to);
+    sdsfree(when);
+    if (cut > m->offset) {
+        if (restoreAofDir(o, m, &t, cut, &err) == -1) goto done;
+        printf("restored %s + stream (%lld, %lld]: %s/appendonlydir (start the server with "
+               "appendonly yes and dir %s)\n",
+               m->id, m->offset, cut, o->to, o->to);
+        status = 0;
         goto done;
     }
     if (!o->force && access(target, F_OK) == 0) {
         err = sdscatprintf(sdsempty(), "%s exists (--force replaces it)", target);
         goto done;
     }
-    sds t = backupFormatTime(m->time);
-    backupLog("restoring backup %s (%s, offset %lld, %lld keys) into %s", m->id, t, m->offset,
-              m->keys, target);
-    if (o->have_time && o->time > m->time)
-        backupLog("note: the state is the backup's at %s; the repository has no archived stream to "
-                  "replay up to the time asked",
-                  t);
-    sdsfree(t);
     if (restoreWrite(o->repo, m, tmp, &err) == -1) {
         unlink(tmp);
         goto done;
@@ -199,6 +362,7 @@ int backupRestore(const backupRestoreOptions *o) {
 done:
     if (status) fprintf(stderr, "cairn-backup: restore failed: %s\n", err ? err : "unknown error");
     if (bad) fprintf(stderr, "cairn-backup: warning: unreadable: %s\n", bad);
+    restoreLineFree(&t);
     sdsfree(err);
     sdsfree(bad);
     sdsfree(target);
