@@ -90,13 +90,26 @@ foreach mode {disk diskless} {
         set digest [r $pc DEBUG DIGEST]
         set meta [rdbdata_meta_all $pc]
         set before [backup_ids $repo]
-        set out [backup_ok full --server 127.0.0.1:[dict get $p port] --repo $repo]
+        set copies [file join $::cairn(tmp) copies-$mode]
+        file mkdir $copies
+        set out [backup_ok full --server 127.0.0.1:[dict get $p port] --repo $repo --archive-cmd "cp %f $copies/"]
         assert_match "*[expr {$mode eq "diskless" ? "diskless EOF-mark" : "sized"}] payload*" $out
         set id [lindex [backup_ids $repo] end]
         assert {[lsearch $before $id] < 0} "a new backup: $out"
         assert_equal [total_keys $pc] [manifest_field $repo $id keys] "manifest key count"
         assert_equal [info_field $pc master_replid replication] [manifest_field $repo $id replid]
         assert_equal [string length [manifest_field $repo $id file-sha256]] 64
+        # --archive-cmd ran for each finished file
+        foreach f {snapshot.rdb.zst manifest} {
+            assert_equal [read_bytes [file join $repo backups $id $f]] [read_bytes [file join $copies $f]] "copied $f"
+        }
+        lassign [backup_tool full --server 127.0.0.1:[dict get $p port] --repo $repo --archive-cmd "false %f"] code out
+        assert_equal 1 $code
+        assert_match "*--archive-cmd failed*" $out
+        # that backup is complete in the repository all the same
+        set extra [lindex [backup_ids $repo] end]
+        backup_ok verify --repo $repo $extra
+        file delete -force [file join $repo backups $extra]
         # the primary does not count the finished tool as a replica
         wait_for {[info_field $pc connected_slaves replication] == 0} 5000 "connected_slaves"
         kill_server $p
@@ -311,7 +324,9 @@ test "stream killed with -9 and restarted: partial resync, no gap, the end resto
     set pc [client $p]
     set srepo [file join $::cairn(tmp) srepo-kill]
     set log [file join $::cairn(tmp) stream-kill.log]
-    set pid [stream_start $p $srepo $log --segment-seconds 30]
+    set copies [file join $::cairn(tmp) copies-stream]
+    file mkdir $copies
+    set pid [stream_start $p $srepo $log --segment-seconds 30 --archive-cmd "cp %f $copies/"]
     wait_for {[llength [backup_ids $srepo]] == 1} 10000 "the first backup"
     stream_writes $pc a 60
     stream_writes $pc b 30
@@ -320,10 +335,12 @@ test "stream killed with -9 and restarted: partial resync, no gap, the end resto
     # a segment being written when the kill came is sealed by the next run
     assert_equal 1 [llength [glob -nocomplain [file join $srepo stream * active-*.raw]]] "an active segment"
     stream_writes $pc c 30
-    set pid [stream_start $p $srepo $log]
+    set pid [stream_start $p $srepo $log --archive-cmd "cp %f $copies/"]
     stream_caught_up $srepo $pc
     stream_stop $pid
     assert_equal 1 [llength [backup_ids $srepo]] "no new full backup"
+    set segs [lsort [glob -tails -directory [lindex [glob [file join $srepo stream *]] 0] *.seg.*]]
+    assert_equal $segs [lsort [glob -tails -directory $copies *.seg.*]] "--archive-cmd copied every sealed segment"
     set f [open $log]
     set text [read $f]
     close $f

@@ -25,7 +25,11 @@ int backupMain(int argc, char **argv);
 
 /* ---- backup_main.c ---- */
 void backupLog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-double backupNow(void);         /* wall clock, seconds with a fraction */
+double backupNow(void); /* wall clock, seconds with a fraction */
+/* --archive-cmd: run it for a finished file (%f: its path, %% a %). 0 if
+ * there is none or it exited 0; -1 (logged) otherwise. */
+extern const char *backup_archive_cmd;
+int backupArchiveFile(const char *path);
 sds backupFormatTime(double t); /* ISO 8601 UTC with milliseconds */
 
 /* ---- link.c ---- */

@@ -7,7 +7,9 @@
  *   cairn-backup list    --repo DIR [--json]
  *   cairn-backup verify  --repo DIR [ID] [--json]
  *   cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME |
- *                        --offset N] [--force] [--redis-compatible]
+ *                        --offset N | --before-command NAME] [--force]
+ *                        [--redis-compatible]
+ *   full and stream also take --archive-cmd 'CMD %f' (backupArchiveFile)
  *
  * Results go to stdout, log lines (one per step, with the time) and errors
  * to stderr; the exit status is 0 on success, 1 on any failure, 2 on a
@@ -19,9 +21,36 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 
 int backup_json;
+const char *backup_archive_cmd;
+
+/* The path in single quotes for sh, each ' as '\''. */
+static sds backupShellQuote(sds s, const char *path) {
+    s = sdscatlen(s, "'", 1);
+    for (const char *p = path; *p; p++) s = *p == '\'' ? sdscat(s, "'\\''") : sdscatlen(s, p, 1);
+    return sdscatlen(s, "'", 1);
+}
+
+int backupArchiveFile(const char *path) {
+    if (!backup_archive_cmd) return 0;
+    sds cmd = sdsempty();
+    for (const char *p = backup_archive_cmd; *p; p++) {
+        if (p[0] == '%' && p[1] == 'f')
+            cmd = backupShellQuote(cmd, path), p++;
+        else if (p[0] == '%' && p[1] == '%')
+            cmd = sdscatlen(cmd, "%", 1), p++;
+        else
+            cmd = sdscatlen(cmd, p, 1);
+    }
+    int st = system(cmd);
+    int ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!ok) backupLog("--archive-cmd failed (status %d) for %s: %s", st, path, cmd);
+    sdsfree(cmd);
+    return ok ? 0 : -1;
+}
 
 double backupNow(void) {
     struct timeval tv;
@@ -50,17 +79,18 @@ void backupLog(const char *fmt, ...) {
 }
 
 static int backupUsage(void) {
-    fprintf(stderr,
-            "Usage: cairn-backup full    --server HOST:PORT --repo DIR [--user U] [--pass P] "
-            "[--timeout S] [--json]\n"
-            "       cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]\n"
-            "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
-            "       cairn-backup list    --repo DIR [--json]\n"
-            "       cairn-backup verify  --repo DIR [ID] [--json]\n"
-            "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset "
-            "N] [--force]\n"
-            "                            [--redis-compatible]\n"
-            "TIME: ISO 8601 with Z or an offset (2026-12-02T01:02:03.5Z), or Unix seconds.\n");
+    fprintf(
+        stderr,
+        "Usage: cairn-backup full    --server HOST:PORT --repo DIR [--user U] [--pass P] "
+        "[--timeout S] [--json]\n"
+        "       cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]\n"
+        "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
+        "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file)\n"
+        "       cairn-backup list    --repo DIR [--json]\n"
+        "       cairn-backup verify  --repo DIR [ID] [--json]\n"
+        "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset N |\n"
+        "                            --before-command NAME] [--force] [--redis-compatible]\n"
+        "TIME: ISO 8601 with Z or an offset (2026-12-02T01:02:03.5Z), or Unix seconds.\n");
     return 2;
 }
 
@@ -85,6 +115,7 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
                   {"--at", &a->at},
                   {"--offset", &a->offset},
                   {"--before-command", &a->before},
+                  {"--archive-cmd", &backup_archive_cmd},
                   {NULL, NULL}};
     for (int j = 1; j < argc; j++) {
         const char *arg = argv[j];

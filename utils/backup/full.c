@@ -182,10 +182,23 @@ int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds
     sdsfree(bdir);
     if (synced == -1) goto done;
     ok = 1;
+    /* The data first, the manifest that vouches for it last. */
+    sds fsnap = sdscatprintf(sdsempty(), "%s/%s", final, m.file);
+    sds fman = sdscatprintf(sdsempty(), "%s/manifest", final);
+    int archived = backupArchiveFile(fsnap) == 0 && backupArchiveFile(fman) == 0;
+    sdsfree(fsnap);
+    sdsfree(fman);
+    if (!archived) {
+        /* The backup itself is complete in the repository. */
+        *err = sdsnew("--archive-cmd failed");
+        ok = 0;
+        *id = sdsdup(m.id);
+        goto done;
+    }
     fullPrint(&m, backup_json);
     *id = sdsdup(m.id);
 done:
-    if (!ok) {
+    if (!ok && !*id) {
         unlink(snap);
         unlink(mpath);
         rmdir(tmpdir);

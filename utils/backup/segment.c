@@ -169,6 +169,8 @@ static int segSeal(const char *dir, const char *replid, long long start, const c
         SEG_HEAD, replid, start, start + (long long)len, size, hex, at_lines);
     meta = repoSeal(meta, "meta-sha256");
     ret = repoWriteFileAtomic(mpath, meta, sdslen(meta), err);
+    /* A failing --archive-cmd is logged; the archive here stays whole. */
+    if (ret == 0 && backupArchiveFile(zpath) == 0) backupArchiveFile(mpath);
     sdsfree(meta);
 done:
     sdsfree(zpath);
