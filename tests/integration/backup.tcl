@@ -202,6 +202,27 @@ test "verify names a damaged or truncated manifest" {
     backup_ok verify --repo $repo
 }
 
+test "prune keeps the newest N and the window, removing the rest with their streams" {
+    set ids [backup_ids $repo]
+    set n [llength $ids]
+    assert {$n >= 3} "backups: $ids"
+    set out [backup_ok prune --repo $repo --keep-last 1 --dry-run]
+    assert_match "*[expr {$n - 1}] of $n backups would be pruned*" $out
+    assert_equal $ids [backup_ids $repo] "a dry run removes nothing"
+    set out [backup_ok prune --repo $repo --keep-within 1h]
+    assert_match "*0 of $n backups pruned*" $out
+    file mkdir [file join $repo stream [lindex $ids 0]]
+    set out [backup_ok prune --repo $repo --keep-last [expr {$n - 1}]]
+    assert_match "*pruned [lindex $ids 0] *" $out
+    assert_equal [lrange $ids 1 end] [backup_ids $repo]
+    assert {![file exists [file join $repo stream [lindex $ids 0]]]} "its stream went with it"
+    backup_ok verify --repo $repo
+    lassign [backup_tool prune --repo $repo] code out
+    assert_equal 2 $code
+    lassign [backup_tool prune --repo $repo --keep-within soon] code out
+    assert_equal 2 $code
+}
+
 # ---- stream ----
 
 # Starts `cairn-backup stream` in the background; returns its pid.

@@ -10,7 +10,12 @@
  *   repo.c         the repository layout, manifests, SHA-256, atomic files
  *   full.c         `full`: the payload into a zstd file, counted by the loader
  *   verify.c       `verify` (and the checks restore shares)
- *   restore.c      `restore`: a snapshot back into a data directory
+ *   restore.c      `restore`: a snapshot (+ the archived stream) back into a
+ *                  data directory
+ *   segment.c      the archived stream's segment files
+ *   stream.c       `stream`: continuous archiving after a backup
+ *   replay.c       the archived stream as commands (src/resp.c)
+ *   list.c, prune.c  `list`, `prune`
  *
  * Ownership: every struct here belongs to whoever created it and is freed
  * by the matching *Free / *Close; strings handed out are sds. */
@@ -216,6 +221,9 @@ int backupFull(const backupLinkOptions *o, const char *repo);
 /* The payload of an open link as a new backup; *id gets its ID. */
 int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds *id, sds *err);
 int backupList(const char *repo, int json);
+/* keep_last 0 / keep_within < 0: that rule is off. */
+int backupPrune(const char *repo, int keep_last, double keep_within, int dry_run);
+int backupParseDuration(const char *s, double *secs); /* 7d 12h 30m 90s 1w, or seconds */
 int backupVerify(const char *repo, const char *id, int json);
 /* Check one backup (manifest already parsed): file sizes and hashes, the
  * load. 0, or -1 with *err naming the file and offset. */

@@ -5,6 +5,7 @@
  *   cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]
  *                        [--segment-bytes N] [--segment-seconds S] [--timeout S]
  *   cairn-backup list    --repo DIR [--json]
+ *   cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] [--dry-run]
  *   cairn-backup verify  --repo DIR [ID] [--json]
  *   cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME |
  *                        --offset N | --before-command NAME] [--force]
@@ -87,6 +88,8 @@ static int backupUsage(void) {
         "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
         "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file)\n"
         "       cairn-backup list    --repo DIR [--json]\n"
+        "       cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] "
+        "[--dry-run]\n"
         "       cairn-backup verify  --repo DIR [ID] [--json]\n"
         "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset N |\n"
         "                            --before-command NAME] [--force] [--redis-compatible]\n"
@@ -95,8 +98,9 @@ static int backupUsage(void) {
 }
 
 typedef struct backupArgs {
-    const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset, *before;
-    int timeout, json, force;
+    const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset, *before, *keep_last,
+        *keep_within;
+    int timeout, json, force, dry_run;
     long long segment_bytes;
     double segment_seconds;
 } backupArgs;
@@ -116,6 +120,8 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
                   {"--offset", &a->offset},
                   {"--before-command", &a->before},
                   {"--archive-cmd", &backup_archive_cmd},
+                  {"--keep-last", &a->keep_last},
+                  {"--keep-within", &a->keep_within},
                   {NULL, NULL}};
     for (int j = 1; j < argc; j++) {
         const char *arg = argv[j];
@@ -134,6 +140,8 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
             a->json = 1;
         else if (!strcmp(arg, "--force"))
             a->force = 1;
+        else if (!strcmp(arg, "--dry-run"))
+            a->dry_run = 1;
         else if (!strcmp(arg, "--redis-compatible"))
             continue; /* an RDB 10 restore already is */
         else if (!strcmp(arg, "--timeout") && j + 1 < argc)
@@ -206,6 +214,25 @@ int backupMain(int argc, char **argv) {
         int ret = backupStream(&so);
         sdsfree(host);
         return ret;
+    }
+    if (!strcmp(a.cmd, "prune")) {
+        int last = 0;
+        double within = -1;
+        if (a.keep_last && ((last = atoi(a.keep_last)) < 1)) {
+            fprintf(stderr, "cairn-backup: --keep-last needs a count of at least 1\n");
+            return 2;
+        }
+        if (a.keep_within && !backupParseDuration(a.keep_within, &within)) {
+            fprintf(stderr, "cairn-backup: --keep-within %s: not a duration (7d, 12h, 30m, 90s)\n",
+                    a.keep_within);
+            return 2;
+        }
+        if (!a.keep_last && !a.keep_within) {
+            fprintf(stderr,
+                    "cairn-backup: prune needs --keep-last N and/or --keep-within DURATION\n");
+            return backupUsage();
+        }
+        return backupPrune(a.repo, last, within, a.dry_run);
     }
     if (!strcmp(a.cmd, "list")) return backupList(a.repo, a.json);
     if (!strcmp(a.cmd, "verify")) return backupVerify(a.repo, a.id, a.json);
