@@ -340,16 +340,23 @@ foreach kind {cairn redis} {
     }
 }
 
-test "stream killed with -9 and restarted: partial resync, no gap, the end restores" {
-    set p [start_server -config {repl-diskless-sync-delay 0}]
+test "stream under writes during its snapshot, killed with -9 and restarted: partial resync, no gap, the end restores" {
+    # rdb-key-save-delay: the snapshot of 300 keys takes ~1 s, the writes land meanwhile
+    set p [start_server -config {repl-diskless-sync-delay 0 rdb-key-save-delay 3000}]
     set pc [client $p]
+    r $pc DEBUG POPULATE 300 pre 10
     set srepo [file join $::cairn(tmp) srepo-kill]
     set log [file join $::cairn(tmp) stream-kill.log]
     set copies [file join $::cairn(tmp) copies-stream]
     file mkdir $copies
     set pid [stream_start $p $srepo $log --segment-seconds 30 --archive-cmd "cp %f $copies/"]
-    wait_for {[llength [backup_ids $srepo]] == 1} 10000 "the first backup"
+    wait_for {[info_field $pc master_repl_offset replication] > 0 || [llength [backup_ids $srepo]]} 5000 "the sync starting"
+    set t0 [clock milliseconds]
     stream_writes $pc a 60
+    wait_for {[llength [backup_ids $srepo]] == 1} 10000 "the first backup"
+    set id [lindex [backup_ids $srepo] 0]
+    assert {[manifest_field $srepo $id finished] * 1000 > $t0} "writes were made while the snapshot was taken"
+    r $pc CONFIG SET rdb-key-save-delay 0
     stream_writes $pc b 30
     after 1500 ;# the active segment is fdatasynced every second
     stream_stop $pid KILL
