@@ -34,6 +34,11 @@ double backupNow(void); /* wall clock, seconds with a fraction */
 /* --archive-cmd: run it for a finished file (%f: its path, %% a %). 0 if
  * there is none or it exited 0; -1 (logged) otherwise. */
 extern const char *backup_archive_cmd;
+/* On a terminal: a progress line (bytes, rate, ETA when total >= 0),
+ * redrawn at most 10 times a second; backupProgressEnd ends it. Off a
+ * terminal nothing: the callers log a line per step instead. */
+void backupProgress(const char *what, long long done, long long total, double started);
+void backupProgressEnd(void);
 int backupArchiveFile(const char *path);
 sds backupFormatTime(double t); /* ISO 8601 UTC with milliseconds */
 

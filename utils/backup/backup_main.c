@@ -24,6 +24,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 int backup_json;
 const char *backup_archive_cmd;
@@ -33,6 +34,25 @@ static sds backupShellQuote(sds s, const char *path) {
     s = sdscatlen(s, "'", 1);
     for (const char *p = path; *p; p++) s = *p == '\'' ? sdscat(s, "'\\''") : sdscatlen(s, p, 1);
     return sdscatlen(s, "'", 1);
+}
+
+static double progress_drawn;
+
+void backupProgress(const char *what, long long done, long long total, double started) {
+    double now = backupNow();
+    if (!isatty(STDERR_FILENO) || now - progress_drawn < 0.1) return;
+    progress_drawn = now;
+    double rate = now > started ? (double)done / (now - started) : 0;
+    fprintf(stderr, "\r%s %.1f MB", what, (double)done / 1e6);
+    if (total > 0)
+        fprintf(stderr, " of %.1f MB (%d%%), ETA %.0f s", (double)total / 1e6,
+                (int)(done * 100 / total), rate > 0 ? (double)(total - done) / rate : 0.0);
+    fprintf(stderr, ", %.1f MB/s   ", rate / 1e6);
+}
+
+void backupProgressEnd(void) {
+    if (progress_drawn > 0) fputc('\n', stderr);
+    progress_drawn = 0;
 }
 
 int backupArchiveFile(const char *path) {

@@ -53,8 +53,8 @@ int backupCountFile(const char *path, backupCounts *c, sds *err) {
 typedef struct fullSink {
     rio *r;
     backupSha *sha;
-    long long bytes;
-    double last_log;
+    long long bytes, total;
+    double last_log, started;
 } fullSink;
 
 static int fullSinkWrite(void *ctx, const void *buf, size_t len) {
@@ -62,7 +62,8 @@ static int fullSinkWrite(void *ctx, const void *buf, size_t len) {
     shaUpdate(s->sha, buf, len);
     s->bytes += (long long)len;
     double now = backupNow();
-    if (now - s->last_log >= 5) {
+    backupProgress("snapshot", s->bytes, s->total, s->started);
+    if (!isatty(STDERR_FILENO) && now - s->last_log >= 5) {
         backupLog("received %lld bytes", s->bytes);
         s->last_log = now;
     }
@@ -102,9 +103,14 @@ static int fullReceive(backupLink *l, const char *path, backupManifest *m, sds *
         *err = sdsnew("cannot set up zstd compression");
         return -1;
     }
-    fullSink sink = {.r = &z, .sha = shaNew(), .last_log = backupNow()};
+    fullSink sink = {.r = &z,
+                     .sha = shaNew(),
+                     .last_log = backupNow(),
+                     .started = backupNow(),
+                     .total = l->size};
     long long bytes = 0;
     int ret = backupLinkReadPayload(l, fullSinkWrite, &sink, &bytes, err);
+    backupProgressEnd();
     int finished = rioCodecFinish(&z);
     shaFinal(sink.sha, m->rdb_sha256);
     m->rdb_bytes = bytes;
