@@ -336,6 +336,19 @@ foreach kind {cairn redis} {
             assert_equal $d2 [restore_digest $srepo $ref --before-command flushall] "before FLUSHALL, redis-server"
         }
         assert_equal [r $pc DEBUG DIGEST] [restore_digest $srepo $::cairn(server)] "the end of the archive"
+        # --to-server: the same point loaded into a running server of the source's kind
+        set t [start_server -binary $bin -config {requirepass pw}]
+        set tc [client $t]
+        r $tc AUTH pw
+        r $tc SET busy 1
+        lassign [backup_tool restore --repo $srepo --before-command FLUSHALL --to-server 127.0.0.1:[dict get $t port] --pass pw] code out
+        assert_equal 1 $code
+        assert_match "*not empty*" $out
+        r $tc DEL busy
+        set out [backup_ok restore --repo $srepo --before-command FLUSHALL --to-server 127.0.0.1:[dict get $t port] --pass pw]
+        assert_match "*loaded * keys and * bytes of commands*" $out
+        assert_equal $d2 [r $tc DEBUG DIGEST] "--to-server before FLUSHALL"
+        kill_server $t
         kill_server $p
     }
 }

@@ -15,6 +15,7 @@
  *   segment.c      the archived stream's segment files
  *   stream.c       `stream`: continuous archiving after a backup
  *   replay.c       the archived stream as commands (src/resp.c)
+ *   load.c         `restore --to-server`: RESTOREs and commands, pipelined
  *   list.c, prune.c  `list`, `prune`
  *
  * Ownership: every struct here belongs to whoever created it and is freed
@@ -220,6 +221,12 @@ typedef struct backupCounts {
 /* Load an RDB file (plain or zstd) with the server's loader in check-only
  * mode. 0, or -1 with *err naming the byte offset. */
 int backupCountFile(const char *path, backupCounts *c, sds *err);
+/* The same load handing every key to fn (borrowed, freed after it). */
+struct robj;
+struct rdbLoadStats;
+typedef void backupKeyFn(void *ctx, size_t offset, int dbid, int rdbtype, sds key, struct robj *val,
+                         long long expire);
+int backupScanFile(const char *path, backupKeyFn *fn, void *ctx, struct rdbLoadStats *st, sds *err);
 
 extern int backup_json; /* --json: machine-readable results */
 int backupFull(const backupLinkOptions *o, const char *repo);
@@ -236,13 +243,21 @@ int backupVerifyOne(const char *repo, const backupManifest *m, sds *err);
 
 typedef struct backupRestoreOptions {
     const char *repo, *to, *id;
-    const char *before; /* --before-command NAME */
+    const char *before;                  /* --before-command NAME */
+    const char *to_server, *user, *pass; /* --to-server HOST:PORT, its AUTH */
     int have_time, have_offset;
     double time;
     long long offset;
     int force;
 } backupRestoreOptions;
 int backupRestore(const backupRestoreOptions *o);
+/* load.c: the snapshot file's keys as RESTOREs, then `stream` (len bytes
+ * of archived commands) into o->to_server. 0 or -1 with *err. */
+int backupLoadToServer(const backupRestoreOptions *o, const char *snapshot, const char *stream,
+                       size_t len, int stream_db, sds *err);
+int backupConnect(const char *host, int port, int timeout_s,
+                  sds *err);                                /* link.c: a TCP socket or -1 */
+int backupSplitServer(const char *s, sds *host, int *port); /* "HOST:PORT", "[::1]:PORT" */
 /* "2026-12-02T01:02:03.5Z", "...+02:00", or Unix seconds with a fraction. */
 int backupParseTime(const char *s, double *t);
 

@@ -113,13 +113,14 @@ static int backupUsage(void) {
         "       cairn-backup verify  --repo DIR [ID] [--json]\n"
         "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset N |\n"
         "                            --before-command NAME] [--force] [--redis-compatible]\n"
+        "       (or --to-server HOST:PORT [--user U] [--pass P] instead of --to)\n"
         "TIME: ISO 8601 with Z or an offset (2026-12-02T01:02:03.5Z), or Unix seconds.\n");
     return 2;
 }
 
 typedef struct backupArgs {
     const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset, *before, *keep_last,
-        *keep_within;
+        *keep_within, *to_server;
     int timeout, json, force, dry_run;
     long long segment_bytes;
     double segment_seconds;
@@ -142,6 +143,7 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
                   {"--archive-cmd", &backup_archive_cmd},
                   {"--keep-last", &a->keep_last},
                   {"--keep-within", &a->keep_within},
+                  {"--to-server", &a->to_server},
                   {NULL, NULL}};
     for (int j = 1; j < argc; j++) {
         const char *arg = argv[j];
@@ -180,7 +182,7 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
     return 0;
 }
 
-static int backupSplitServer(const char *s, sds *host, int *port) {
+int backupSplitServer(const char *s, sds *host, int *port) {
     const char *colon = strrchr(s, ':');
     if (!colon || colon == s) return 0;
     char *end;
@@ -257,10 +259,16 @@ int backupMain(int argc, char **argv) {
     if (!strcmp(a.cmd, "list")) return backupList(a.repo, a.json);
     if (!strcmp(a.cmd, "verify")) return backupVerify(a.repo, a.id, a.json);
     if (!strcmp(a.cmd, "restore")) {
-        backupRestoreOptions o = {
-            .repo = a.repo, .to = a.to, .id = a.id, .force = a.force, .before = a.before};
-        if (!a.to) {
-            fprintf(stderr, "cairn-backup: restore needs --to DIR\n");
+        backupRestoreOptions o = {.repo = a.repo,
+                                  .to = a.to,
+                                  .id = a.id,
+                                  .force = a.force,
+                                  .before = a.before,
+                                  .to_server = a.to_server,
+                                  .user = a.user,
+                                  .pass = a.pass};
+        if (!a.to == !a.to_server) {
+            fprintf(stderr, "cairn-backup: restore needs --to DIR or --to-server HOST:PORT\n");
             return backupUsage();
         }
         if (!!a.id + !!a.at + !!a.offset + !!a.before > 1) {

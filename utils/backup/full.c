@@ -36,18 +36,23 @@ static void countAux(void *ctx, size_t offset, sds field, sds value) {
     (void)ctx, (void)offset, (void)field, (void)value;
 }
 
-int backupCountFile(const char *path, backupCounts *c, sds *err) {
-    memset(c, 0, sizeof(*c));
-    rdbLoadObserver obs = {.aux = countAux, .key = countKey, .ctx = c, .check_only = 1};
+int backupScanFile(const char *path, backupKeyFn *fn, void *ctx, rdbLoadStats *st, sds *err) {
+    rdbLoadObserver obs = {.aux = countAux, .key = fn, .ctx = ctx, .check_only = 1};
     rdbLoadSetObserver(&obs);
-    rdbLoadStats st;
-    memset(&st, 0, sizeof(st));
-    int ret = rdbLoadFile(path, 0, &st, err);
+    memset(st, 0, sizeof(*st));
+    int ret = rdbLoadFile(path, 0, st, err);
     rdbLoadSetObserver(NULL);
     if (ret == 1) *err = sdscatprintf(sdsempty(), "%s does not exist", path);
+    return ret == 0 ? 0 : -1;
+}
+
+int backupCountFile(const char *path, backupCounts *c, sds *err) {
+    memset(c, 0, sizeof(*c));
+    rdbLoadStats st;
+    int ret = backupScanFile(path, countKey, c, &st, err);
     c->rdb_version = st.version;
     c->stream_db = st.has_repl && st.repl.stream_db >= 0 ? st.repl.stream_db : 0;
-    return ret == 0 ? 0 : -1;
+    return ret;
 }
 
 typedef struct fullSink {

@@ -34,7 +34,7 @@
 #define LINK_LINE_MAX 1024
 #define LINK_CHUNK    (64 * 1024)
 
-static int linkConnect(const char *host, int port, int timeout_s, sds *err) {
+int backupConnect(const char *host, int port, int timeout_s, sds *err) {
     char portstr[16];
     snprintf(portstr, sizeof(portstr), "%d", port);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res, *p;
@@ -160,7 +160,7 @@ static void linkReadVersion(backupLink *l) {
 backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
     backupLink *l = calloc(1, sizeof(*l));
     l->timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
-    l->fd = linkConnect(o->host, o->port, l->timeout_s, err);
+    l->fd = backupConnect(o->host, o->port, l->timeout_s, err);
     if (l->fd == -1) {
         free(l);
         return NULL;

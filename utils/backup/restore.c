@@ -312,6 +312,29 @@ done:
     return ret;
 }
 
+/* --to-server: the snapshot's file checked against its manifest, then loaded. */
+static int restoreToServer(const backupRestoreOptions *o, const backupManifest *m,
+                           const restoreLine *t, long long cut, sds *err) {
+    sds dir = repoBackupDir(o->repo, m->id);
+    sds path = sdscatprintf(sdsempty(), "%s/%s", dir, m->file);
+    sdsfree(dir);
+    char hex[65];
+    long long size;
+    int ret = -1;
+    if (shaFile(path, hex, &size, NULL, NULL, err) == -1) goto done;
+    if (strcmp(hex, m->file_sha256)) {
+        *err =
+            sdscatprintf(sdsempty(), "%s: SHA-256 differs from the manifest; nothing loaded", path);
+        goto done;
+    }
+    backupLog("loading backup %s and the stream up to offset %lld into %s", m->id, cut,
+              o->to_server);
+    ret = backupLoadToServer(o, path, t->bytes, (size_t)(cut - m->offset), m->stream_db, err);
+done:
+    sdsfree(path);
+    return ret;
+}
+
 int backupRestore(const backupRestoreOptions *o) {
     sds err = NULL, bad = NULL;
     int n = 0, status = 1;
@@ -319,12 +342,16 @@ int backupRestore(const backupRestoreOptions *o) {
     restoreLine t;
     memset(&t, 0, sizeof(t));
     long long cut = 0;
-    sds target = sdscatprintf(sdsempty(), "%s/dump.rdb", o->to);
+    sds target = sdscatprintf(sdsempty(), "%s/dump.rdb", o->to ? o->to : ".");
     sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", target, (int)getpid());
     if (repoCheck(o->repo, &err) == -1) goto done;
     list = repoListBackups(o->repo, &n, &bad);
     const backupManifest *m = restorePick(o->repo, list, n, o, &t, &cut, &err);
     if (!m) goto done;
+    if (o->to_server) {
+        status = restoreToServer(o, m, &t, cut, &err) == 0 ? 0 : 1;
+        goto done;
+    }
     if (mkdir(o->to, 0755) == -1 && errno != EEXIST) {
         err = sdscatprintf(sdsempty(), "creating %s: %s", o->to, strerror(errno));
         goto done;
