@@ -92,6 +92,18 @@ foreach mode {disk diskless} {
         set before [backup_ids $repo]
         set copies [file join $::cairn(tmp) copies-$mode]
         file mkdir $copies
+        # while the snapshot is taken the tool is no good replica for min-replicas-to-write
+        r $pc CONFIG SET rdb-key-save-delay 1000
+        r $pc CONFIG SET min-replicas-to-write 1
+        set tool [file join $::cairn_h::root utils cairn-backup]
+        set bg [exec env CAIRN_SERVER=$::cairn(server) $tool full --server 127.0.0.1:[dict get $p port] \
+                --repo [file join $::cairn(tmp) repo-bg-$mode] 2>/dev/null &]
+        wait_for {[string length [r $pc CLIENT LIST TYPE replica]] > 0} 5000 "the tool attached"
+        assert_error "NOREPLICAS*" {r $pc SET refused 1}
+        assert_equal 0 [info_field $pc connected_slaves replication]
+        ::cairn_h::wait_exit $bg 20000
+        r $pc CONFIG SET min-replicas-to-write 0
+        r $pc CONFIG SET rdb-key-save-delay 0
         set out [backup_ok full --server 127.0.0.1:[dict get $p port] --repo $repo --archive-cmd "cp %f $copies/"]
         assert_match "*[expr {$mode eq "diskless" ? "diskless EOF-mark" : "sized"}] payload*" $out
         set id [lindex [backup_ids $repo] end]

@@ -209,8 +209,11 @@ int backupMain(int argc, char **argv) {
     }
     if (!strcmp(a.cmd, "full")) {
         sds host = NULL;
-        backupLinkOptions o = {
-            .user = a.user, .pass = a.pass, .timeout_s = a.timeout, .rdb_only = 1};
+        backupLinkOptions o = {.user = a.user,
+                               .pass = a.pass,
+                               .timeout_s = a.timeout,
+                               .rdb_only = 1,
+                               .archive_only = 1};
         if (!a.server || !backupSplitServer(a.server, &host, &o.port)) {
             fprintf(stderr, "cairn-backup: full needs --server HOST:PORT\n");
             return backupUsage();

@@ -211,7 +211,8 @@ backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
         /* PSYNC2: the history may go on under the primary's new ID. */
         const char *id = line + 9;
         while (*id == ' ') id++;
-        snprintf(l->replid, sizeof(l->replid), "%s", strlen(id) == 40 ? id : o->psync_replid);
+        memcpy(l->replid, strlen(id) == 40 ? id : o->psync_replid, 40);
+        l->replid[40] = '\0';
         l->offset = o->psync_offset - 1;
         l->sync_time = backupNow();
         l->continued = 1;
