@@ -421,4 +421,54 @@ test "verify names a damaged segment and restore refuses to use it" {
     write_bytes $seg $data
 }
 
+test "--encrypt-key: snapshots and segments encrypted at rest; a missing or wrong key is named" {
+    set key [file join $::cairn(tmp) key]
+    set f [open $key w]
+    puts $f [string repeat 0123456789abcdef 4]
+    close $f
+    set other [file join $::cairn(tmp) key2]
+    set f [open $other w]
+    puts $f [string repeat fedcba9876543210 4]
+    close $f
+    set p [start_server -config {repl-diskless-sync-delay 0}]
+    set pc [client $p]
+    rdbdata_populate $pc
+    set erepo [file join $::cairn(tmp) erepo]
+    set pid [stream_start $p $erepo [file join $::cairn(tmp) stream-enc.log] --encrypt-key $key]
+    wait_for {[llength [backup_ids $erepo]] == 1} 10000 "the first backup"
+    stream_writes $pc e 30
+    set digest [r $pc DEBUG DIGEST]
+    r $pc FLUSHALL
+    stream_caught_up $erepo $pc
+    stream_stop $pid
+    set id [lindex [backup_ids $erepo] 0]
+    set snap [file join $erepo backups $id snapshot.rdb.zst]
+    assert_equal CAIRN-BACKUP-GCM [string range [read_bytes $snap] 0 15] "the stored snapshot is encrypted"
+    foreach seg [glob [file join $erepo stream * *.seg.zst]] {
+        assert_equal CAIRN-BACKUP-GCM [string range [read_bytes $seg] 0 15] "segment $seg is encrypted"
+    }
+    assert_match "encryption aes-256-gcm *" [list encryption {*}[manifest_field $erepo $id encryption]]
+    lassign [backup_tool verify --repo $erepo] code out
+    assert_equal 1 $code
+    assert_match "*is encrypted (key id *): give --encrypt-key*" $out
+    lassign [backup_tool verify --repo $erepo --encrypt-key $other] code out
+    assert_equal 1 $code
+    assert_match "*wrong key*" $out
+    backup_ok verify --repo $erepo --encrypt-key $key
+    assert_equal $digest [restore_digest $erepo $::cairn(server) --before-command FLUSHALL --encrypt-key $key]
+    # a flipped byte inside the ciphertext: named by verify, refused by restore
+    set data [read_bytes $snap]
+    set pos [expr {[string length $data] / 2}]
+    binary scan [string index $data $pos] cu b
+    write_bytes $snap [string replace $data $pos $pos [binary format c [expr {$b ^ 1}]]]
+    lassign [backup_tool verify --repo $erepo --encrypt-key $key] code out
+    assert_equal 1 $code
+    assert_match "*$snap: SHA-256 differs*offset*decryption failed*" $out
+    lassign [backup_tool restore --repo $erepo --to [file join $::cairn(tmp) ebad] --encrypt-key $key] code out
+    assert_equal 1 $code
+    assert {![file exists [file join $::cairn(tmp) ebad appendonlydir appendonly.aof.manifest]]} "nothing restored"
+    write_bytes $snap $data
+    kill_server $p
+}
+
 finish

@@ -15,6 +15,7 @@
  *   segment.c      the archived stream's segment files
  *   stream.c       `stream`: continuous archiving after a backup
  *   replay.c       the archived stream as commands (src/resp.c)
+ *   crypt.c        --encrypt-key: AES-256-GCM of stored files
  *   load.c         `restore --to-server`: RESTOREs and commands, pipelined
  *   list.c, prune.c  `list`, `prune`
  *
@@ -104,6 +105,7 @@ typedef struct backupManifest {
     long long keys_db[BACKUP_MAX_DBS];
     long long keys_type[BACKUP_TYPES];
     long long expires;
+    char enc_keyid[17]; /* "" unless encrypted (crypt.c) */
 } backupManifest;
 
 extern const char *backupTypeNames[BACKUP_TYPES];
@@ -150,6 +152,16 @@ int repoUnseal(const char *text, size_t len, const char *key, const char *what, 
                sds *err);
 int repoHex(const char *v, char out[65]); /* 1 if v is a SHA-256 hex digest */
 
+/* ---- crypt.c ---- */
+int cryptLoadKey(const char *path, sds *err);
+const char *cryptKeyId(void); /* NULL without --encrypt-key */
+int cryptEncryptInPlace(const char *path, sds *err);
+/* A plain copy of path (a new temp file) when keyid says it is encrypted,
+ * else path itself; NULL with *err for a missing or wrong key or a failed
+ * tag. backupPlainDone deletes the copy. */
+sds backupPlainFile(const char *path, const char *keyid, sds *err);
+void backupPlainDone(const char *plain, const char *path);
+
 /* ---- segment.c ---- */
 typedef struct segIndex {
     long long offset; /* the source offset reached ... */
@@ -161,6 +173,7 @@ typedef struct segMeta {
     long long start, end; /* the stream bytes (start, end] */
     long long file_bytes;
     char sha256[65];
+    char enc_keyid[17];
     int nidx;
     segIndex *idx; /* ascending; the last one is at `end` */
 } segMeta;

@@ -107,6 +107,8 @@ static int backupUsage(void) {
         "       cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]\n"
         "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
         "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file)\n"
+        "       (every subcommand: --encrypt-key FILE, 32 bytes or 64 hex digits: AES-256-GCM at "
+        "rest)\n"
         "       cairn-backup list    --repo DIR [--json]\n"
         "       cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] "
         "[--dry-run]\n"
@@ -120,7 +122,7 @@ static int backupUsage(void) {
 
 typedef struct backupArgs {
     const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset, *before, *keep_last,
-        *keep_within, *to_server;
+        *keep_within, *to_server, *encrypt_key;
     int timeout, json, force, dry_run;
     long long segment_bytes;
     double segment_seconds;
@@ -144,6 +146,7 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
                   {"--keep-last", &a->keep_last},
                   {"--keep-within", &a->keep_within},
                   {"--to-server", &a->to_server},
+                  {"--encrypt-key", &a->encrypt_key},
                   {NULL, NULL}};
     for (int j = 1; j < argc; j++) {
         const char *arg = argv[j];
@@ -203,6 +206,12 @@ int backupMain(int argc, char **argv) {
     a.cmd = argv[0];
     if (backupParseArgs(argc, argv, &a) == -1) return backupUsage();
     backup_json = a.json;
+    sds kerr = NULL;
+    if (a.encrypt_key && cryptLoadKey(a.encrypt_key, &kerr) == -1) {
+        fprintf(stderr, "cairn-backup: %s\n", kerr);
+        sdsfree(kerr);
+        return 2;
+    }
     if (!a.repo) {
         fprintf(stderr, "cairn-backup: --repo DIR is required\n");
         return backupUsage();

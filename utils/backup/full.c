@@ -179,6 +179,10 @@ int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds
     m.expires = c.expires;
     memcpy(m.keys_db, c.keys_db, sizeof(m.keys_db));
     memcpy(m.keys_type, c.keys_type, sizeof(m.keys_type));
+    if (cryptKeyId()) {
+        if (cryptEncryptInPlace(snap, err) == -1) goto done;
+        memcpy(m.enc_keyid, cryptKeyId(), 17);
+    }
     if (shaFile(snap, m.file_sha256, &m.file_bytes, &m.block_sha256, &m.nblocks, err) == -1)
         goto done;
     m.finished = backupNow();

@@ -262,6 +262,7 @@ sds manifestFormat(const backupManifest *m) {
                      m->file_sha256);
     for (int j = 0; j < m->nblocks; j++)
         s = sdscatprintf(s, "block %d %s\n", j, m->block_sha256[j]);
+    if (m->enc_keyid[0]) s = sdscatprintf(s, "encryption aes-256-gcm %s\n", m->enc_keyid);
     s = sdscatprintf(s, "keys %lld\nexpires %lld\n", m->keys, m->expires);
     for (int j = 0; j < BACKUP_MAX_DBS; j++)
         if (m->keys_db[j]) s = sdscatprintf(s, "keys-db %d %lld\n", j, m->keys_db[j]);
@@ -351,6 +352,11 @@ backupManifest *manifestParse(const char *text, size_t len, sds *err) {
             m->finished = strtod(v, NULL);
         else if (!strcmp(key, "rdb-version"))
             m->rdb_version = atoi(v);
+        else if (!strcmp(key, "stream-db"))
+            m->stream_db = atoi(v);
+        else if (!strcmp(key, "encryption"))
+            ok = !strncmp(v, "aes-256-gcm ", 12) && strlen(v + 12) == 16 &&
+                 memcpy(m->enc_keyid, v + 12, 17);
         else if (!strcmp(key, "rdb-bytes"))
             m->rdb_bytes = strtoll(v, NULL, 10);
         else if (!strcmp(key, "rdb-sha256"))

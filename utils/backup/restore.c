@@ -218,6 +218,7 @@ static int restoreWrite(const char *repo, const backupManifest *m, const char *o
     long long size;
     int ret = -1;
     FILE *in = NULL, *fp = NULL;
+    sds plain = NULL;
     rio r;
     int reader = 0;
     /* The stored bytes first: a damaged file is named before anything is written. */
@@ -229,7 +230,9 @@ static int restoreWrite(const char *repo, const backupManifest *m, const char *o
             path);
         goto done;
     }
-    in = fopen(path, "r");
+    plain = backupPlainFile(path, m->enc_keyid, err);
+    if (!plain) goto done;
+    in = fopen(plain, "r");
     int codec = in ? rioCodecDetect(in) : RIO_CODEC_NONE;
     if (!in || codec != RIO_CODEC_ZSTD || !rioInitCodecReader(&r, in, codec)) {
         *err = sdscatprintf(sdsempty(), "%s: not a zstd frame", path);
@@ -271,6 +274,8 @@ done:
     if (fp) fclose(fp);
     if (reader) rioCodecFree(&r);
     if (in) fclose(in);
+    if (plain) backupPlainDone(plain, path);
+    sdsfree(plain);
     sdsfree(path);
     return ret;
 }
@@ -329,7 +334,11 @@ static int restoreToServer(const backupRestoreOptions *o, const backupManifest *
     }
     backupLog("loading backup %s and the stream up to offset %lld into %s", m->id, cut,
               o->to_server);
-    ret = backupLoadToServer(o, path, t->bytes, (size_t)(cut - m->offset), m->stream_db, err);
+    sds plain = backupPlainFile(path, m->enc_keyid, err);
+    if (!plain) goto done;
+    ret = backupLoadToServer(o, plain, t->bytes, (size_t)(cut - m->offset), m->stream_db, err);
+    backupPlainDone(plain, path);
+    sdsfree(plain);
 done:
     sdsfree(path);
     return ret;

@@ -163,10 +163,13 @@ static int segSeal(const char *dir, const char *replid, long long start, const c
     }
     char hex[65];
     long long size;
+    if (cryptKeyId() && cryptEncryptInPlace(zpath, err) == -1) goto done;
     if (shaFile(zpath, hex, &size, NULL, NULL, err) == -1) goto done;
     sds meta = sdscatprintf(
-        sdsempty(), "%s\nreplid %s\nstart %lld\nend %lld\nfile-bytes %lld\nfile-sha256 %s\n%s",
-        SEG_HEAD, replid, start, start + (long long)len, size, hex, at_lines);
+        sdsempty(), "%s\nreplid %s\nstart %lld\nend %lld\nfile-bytes %lld\nfile-sha256 %s\n",
+        SEG_HEAD, replid, start, start + (long long)len, size, hex);
+    if (cryptKeyId()) meta = sdscatprintf(meta, "encryption aes-256-gcm %s\n", cryptKeyId());
+    meta = sdscat(meta, at_lines);
     meta = repoSeal(meta, "meta-sha256");
     ret = repoWriteFileAtomic(mpath, meta, sdslen(meta), err);
     /* A failing --archive-cmd is logged; the archive here stays whole. */
@@ -291,6 +294,8 @@ static segMeta *segMetaParse(const char *text, size_t len, sds *err) {
             m->end = a;
         else if (sscanf(l, "file-bytes %lld", &a) == 1)
             m->file_bytes = a;
+        else if (!strncmp(l, "encryption aes-256-gcm ", 23) && strlen(l + 23) == 16)
+            memcpy(m->enc_keyid, l + 23, 17);
         else if (!strncmp(l, "file-sha256 ", 12))
             repoHex(l + 12, m->sha256);
         else if (sscanf(l, "at %lld %lf", &a, &t) == 2) {
@@ -372,7 +377,11 @@ sds segRead(const segMeta *m, sds *err) {
             m->path, size, hex, m->file_bytes, m->sha256);
         return NULL;
     }
-    FILE *fp = fopen(m->path, "r");
+    sds plain = backupPlainFile(m->path, m->enc_keyid, err);
+    if (!plain) return NULL;
+    FILE *fp = fopen(plain, "r");
+    backupPlainDone(plain, m->path); /* open: the bytes stay readable */
+    sdsfree(plain);
     rio r;
     if (!fp || rioCodecDetect(fp) != RIO_CODEC_ZSTD ||
         !rioInitCodecReader(&r, fp, RIO_CODEC_ZSTD)) {

@@ -47,7 +47,16 @@ int backupVerifyOne(const char *repo, const backupManifest *m, sds *err) {
                 bad, bad + BACKUP_BLOCK - 1 < size ? bad + BACKUP_BLOCK - 1 : size - 1);
     }
     backupCounts c;
-    if (backupCountFile(path, &c, &e) == -1) {
+    sds plain = backupPlainFile(path, m->enc_keyid, &e);
+    if (!plain) {
+        *err = problem ? sdscatprintf(problem, "; %s", e) : sdsdup(e);
+        sdsfree(e);
+        goto done;
+    }
+    int counted = backupCountFile(plain, &c, &e);
+    backupPlainDone(plain, path);
+    sdsfree(plain);
+    if (counted == -1) {
         *err = problem ? sdscatprintf(problem, "; the loader: %s", e)
                        : sdscatprintf(sdsempty(), "%s: the loader: %s", path, e);
         sdsfree(e);
