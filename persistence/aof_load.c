@@ -246,10 +246,18 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
             why = "expected a multibulk header ('*<count>')";
             break;
         }
-        robj **argv = zmalloc(sizeof(robj *) * (size_t)argc);
+        /* argv grows as arguments arrive: a corrupt count must not size an
+         * allocation (each argument takes at least 6 bytes of the file). */
+        int cap = argc < 16 ? (int)argc : 16;
+        robj **argv = zmalloc(sizeof(robj *) * (size_t)cap);
         int got = 0;
         for (; got < argc; got++) {
             long long len;
+            if (got == cap) {
+                cap *= 2;
+                if (cap > argc) cap = (int)argc;
+                argv = zrealloc(argv, sizeof(robj *) * (size_t)cap);
+            }
             rl = readLine(fp, buf, sizeof(buf));
             if (rl <= 0) {
                 if (ferror(fp)) why = "read error";
@@ -258,6 +266,12 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
             }
             if (rl == -2 || !parseHeader(buf, '$', &len) || len < 0) {
                 why = "expected a bulk header ('$<length>')";
+                break;
+            }
+            /* A length past the end of the file is a cut argument, found
+             * without allocating what a corrupt header claims. */
+            if (len > (long long)st.st_size - ftello(fp)) {
+                cut = 1;
                 break;
             }
             sds arg = sdsnewlen(NULL, (size_t)len);
