@@ -533,6 +533,11 @@ static void renameCommandRewrite(rewriteState *st, int idx) {
 static int bindSet(sds *argv, int argc, const char **err) {
     if (argc > CONFIG_MAX_BIND) FAIL("Too many bind addresses specified.");
     if (argc == 1 && argv[0][0] == '\0') argc = 0; /* bind "" : no TCP listener */
+    /* CONFIG GET joins the list with spaces and CONFIG SET splits it on
+     * them: an address holding one (a quoted `bind "\"a b\""`) could never
+     * be shown or set back, nor bound. */
+    for (int j = 0; j < argc; j++)
+        if (strchr(argv[j], ' ')) FAIL("Invalid bind address: it contains a space.");
     for (int j = 0; j < cfg.bindaddr_count; j++) zfree(cfg.bindaddr[j]);
     for (int j = 0; j < argc; j++) cfg.bindaddr[j] = zstrdup(argv[j]);
     cfg.bindaddr_count = argc;
@@ -980,12 +985,18 @@ void configInitDefaults(void) {
     cfg.set_max_listpack_value = 64;
 }
 
-static void loadFatal(const char *origin, int linenum, const char *line, const char *reason) {
-    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (cairn) ***\n");
-    fprintf(stderr, "Reading %s, at line %d\n", origin, linenum);
-    fprintf(stderr, ">>> '%s'\n", line);
-    fprintf(stderr, "%s\n", reason);
-    exit(1);
+/* The first error of a load. Loading stops there: nothing after the bad
+ * line takes effect, as when Redis exits on it. */
+static struct {
+    int failed;
+    sds msg; /* what configLoad prints before exiting */
+} loadErr;
+
+static void loadFail(const char *origin, int linenum, const char *line, const char *reason) {
+    if (loadErr.failed) return;
+    loadErr.failed = 1;
+    loadErr.msg = sdscatprintf(sdsempty(), "Reading %s, at line %d\n>>> '%s'\n%s", origin, linenum,
+                               line, reason);
 }
 
 /* Whole file as an sds, or NULL with errno set. */
@@ -1036,7 +1047,8 @@ static const char *loadInclude(const char *path, int depth) {
     glob_t g;
     const char *err = NULL;
     if (glob(path, 0, NULL, &g) != 0) return NULL; /* no match: nothing to include */
-    for (size_t k = 0; k < g.gl_pathc && !err; k++) err = loadFile(g.gl_pathv[k], depth);
+    for (size_t k = 0; k < g.gl_pathc && !err && !loadErr.failed; k++)
+        err = loadFile(g.gl_pathv[k], depth);
     globfree(&g);
     return err;
 }
@@ -1074,18 +1086,42 @@ static void loadFromString(const char *text, const char *origin, int depth) {
         if (line[0] == '\0' || line[0] == '#') continue;
         int argc;
         sds *argv = sdssplitargs(line, &argc);
-        if (!argv) loadFatal(origin, k + 1, line, "Unbalanced quotes in configuration line");
+        if (!argv) {
+            loadFail(origin, k + 1, line, "Unbalanced quotes in configuration line");
+            break;
+        }
         if (argc > 0) {
             const char *err = loadDirective(argv, argc, depth);
-            if (err) loadFatal(origin, k + 1, line, err);
+            /* An included file's own error is already recorded: keep it. */
+            if (err) loadFail(origin, k + 1, line, err);
         }
         sdsfreesplitres(argv, argc);
+        if (loadErr.failed) break;
     }
     sdsfreesplitres(lines, n);
 }
 
+int configLoadText(const char *text, sds *err) {
+    loadingFile = 1;
+    saveLoaded = 0;
+    loadErr.failed = 0;
+    loadFromString(text, "the configuration text", 0);
+    loadingFile = 0;
+    *err = loadErr.msg;
+    loadErr.msg = NULL;
+    return loadErr.failed ? -1 : 0;
+}
+
+/* Prints the recorded load error and exits, as Redis does. */
+static void loadExitIfFailed(void) {
+    if (!loadErr.failed) return;
+    fprintf(stderr, "\n*** FATAL CONFIG FILE ERROR (cairn) ***\n%s\n", loadErr.msg);
+    exit(1);
+}
+
 void configLoad(const char *path, const char *overrides) {
     loadingFile = 1;
+    loadErr.failed = 0;
     saveLoaded = 0; /* shared by file and overrides: `--save` adds to the file's */
     if (path) {
         zfree(configFile);
@@ -1106,8 +1142,10 @@ void configLoad(const char *path, const char *overrides) {
             fprintf(stderr, "Fatal error, %s\n", err);
             exit(1);
         }
+        loadExitIfFailed();
     }
     if (overrides && *overrides) loadFromString(overrides, "the command line arguments", 0);
+    loadExitIfFailed();
     loadingFile = 0;
 }
 

@@ -303,6 +303,10 @@ void configInitDefaults(void);
  * command line, one directive per line). On error prints the file, line,
  * directive and reason to stderr and exits(1). */
 void configLoad(const char *path, const char *overrides);
+/* Load config text the same way without exiting: 0, or -1 with *err set to
+ * the message configLoad would print (the caller frees it). Lines after the
+ * bad one are not applied; the ones before it are. */
+int configLoadText(const char *text, sds *err);
 /* The absolute path of the config file in use, or NULL. */
 const char *configFilePath(void);
 /* CONFIG command. */
