@@ -41,6 +41,7 @@
 #include "util.h"
 #include "zmalloc.h"
 #include "repl.h"
+#include "repl_parse.h"
 #include "child.h"
 #include "rdb.h"
 #include "snapshot.h"
@@ -60,8 +61,8 @@ replState repl;
 #define RS_SEND_BULK 2         /* the snapshot payload is being written */
 #define RS_ONLINE 3            /* streaming */
 
-#define REPL_CAPA_EOF (1 << 0)
-#define REPL_CAPA_PSYNC2 (1 << 1)
+#define REPL_CAPA_EOF REPLCONF_CAPA_EOF /* repl_parse.h parses them */
+#define REPL_CAPA_PSYNC2 REPLCONF_CAPA_PSYNC2
 
 #define REPL_IOV_MAX 64
 #define REPL_MAX_WRITE_PER_CALL (1024 * 1024)
@@ -715,7 +716,7 @@ void syncCommand(client *c) {
             return;
         }
         long long off;
-        if (string2ll(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), &off) &&
+        if (replParsePsyncOffset(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), &off) &&
             replTryPartial(c, l, c->argv[1]->ptr, off)) {
             backlogCreate();
             return;
@@ -752,13 +753,13 @@ void replconfCommand(client *c) {
     }
     for (int j = 1; j < c->argc; j += 2) {
         const char *opt = c->argv[j]->ptr, *val = c->argv[j + 1]->ptr;
-        if (!strcasecmp(opt, "ack")) {
+        replconfArg a;
+        int kind = replParseReplconf(opt, val, NET_IP_STR_LEN, &a);
+        if (kind == REPLCONF_ACK || kind == REPLCONF_BAD_ACK) {
             /* No reply: the replica is not reading one. */
-            if (!(c->flags & CLIENT_REPLICA)) return;
-            long long off;
-            if (!string2ll(val, strlen(val), &off)) return;
+            if (!(c->flags & CLIENT_REPLICA) || kind == REPLCONF_BAD_ACK) return;
             replicaLink *l = c->repl;
-            if (off > l->ack_off) l->ack_off = off;
+            if (a.offset > l->ack_off) l->ack_off = a.offset;
             if (l->state == RS_WAIT_BGSAVE_END) l->acked_early = 1;
             l->ack_time = server.unixtime;
             if (l->wait_first_ack) {
@@ -768,34 +769,29 @@ void replconfCommand(client *c) {
             }
             if (nwaiters) replWaitCheck();
             return;
-        } else if (!strcasecmp(opt, "getack")) {
+        } else if (kind == REPLCONF_GETACK) {
             if (c->flags & CLIENT_MASTER) replicaSendAckNow();
             return;
-        } else if (!strcasecmp(opt, "listening-port")) {
-            long port;
-            if (!string2l(val, strlen(val), &port) || port < 0 || port > 65535) {
-                replyError(c, "ERR value is out of range");
-                return;
-            }
-            replLinkOf(c)->listening_port = (int)port;
-        } else if (!strcasecmp(opt, "ip-address")) {
-            if (strlen(val) >= NET_IP_STR_LEN) {
-                replyErrorFormat(c, "ERR REPLCONF ip-address provided by replica instance is too long: %zd bytes",
-                                 strlen(val));
-                return;
-            }
+        } else if (kind == REPLCONF_BAD_PORT) {
+            replyError(c, "ERR value is out of range");
+            return;
+        } else if (kind == REPLCONF_LISTENING_PORT) {
+            replLinkOf(c)->listening_port = a.port;
+        } else if (kind == REPLCONF_IP_TOO_LONG) {
+            replyErrorFormat(c, "ERR REPLCONF ip-address provided by replica instance is too long: %zd bytes",
+                             strlen(val));
+            return;
+        } else if (kind == REPLCONF_IP_ADDRESS) {
             snprintf(replLinkOf(c)->announce_ip, NET_IP_STR_LEN, "%s", val);
-        } else if (!strcasecmp(opt, "capa")) {
-            if (!strcasecmp(val, "eof")) replLinkOf(c)->capa |= REPL_CAPA_EOF;
-            else if (!strcasecmp(val, "psync2")) replLinkOf(c)->capa |= REPL_CAPA_PSYNC2;
-        } else if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only")) {
-            /* redis-cli --rdb: accepted, the snapshot is what it gets anyway */
+        } else if (kind == REPLCONF_CAPA) {
+            replLinkOf(c)->capa |= a.capa;
         } else if (!strcasecmp(opt, "archive-only")) {
+            /* cairn-backup: not a replica for WAIT, min-replicas or ROLE */
             replLinkOf(c)->archiver = !strcmp(val, "1");
-        } else {
+        } else if (kind == REPLCONF_UNKNOWN) {
             replyErrorFormat(c, "ERR Unrecognized REPLCONF option: %s", opt);
             return;
-        }
+        } /* REPLCONF_RDB_ONLY (redis-cli --rdb): accepted, the snapshot is what it gets anyway */
     }
     replyOk(c);
 }

@@ -53,6 +53,7 @@
 #include "util.h"
 #include "zmalloc.h"
 #include "repl.h"
+#include "repl_parse.h"
 #include "rdb.h"
 #include "snapshot.h"
 #include "aof.h"
@@ -83,7 +84,7 @@ enum {
 
 #define RL_LINE_MAX 1024
 #define RL_CHUNK (64 * 1024) /* a payload read: fewer event-loop turns per MB */
-#define RL_EOF_MARK_LEN 40
+#define RL_EOF_MARK_LEN REPL_EOF_MARK_LEN
 
 static struct {
     int state;
@@ -253,16 +254,17 @@ static void replicaStartMaster(connection *conn);
 /* +FULLRESYNC <replid> <offset>, +CONTINUE [<replid>], or an error. */
 static void replicaPsyncReply(connection *conn) {
     const char *l = ml.line;
-    if (!strncmp(l, "+FULLRESYNC", 11)) {
-        char id[REPL_ID_LEN + 2];
-        long long off;
-        if (sscanf(l + 11, " %41s %lld", id, &off) != 2 || strlen(id) != REPL_ID_LEN) {
-            replicaLinkFailed("the primary sent a malformed +FULLRESYNC reply");
-            return;
-        }
-        memcpy(ml.sync_replid, id, REPL_ID_LEN + 1);
-        ml.sync_offset = off;
-        serverLog(LL_NOTICE, "Full resync from master: %s:%lld", id, off);
+    replPsyncReply pr;
+    int kind = replParsePsyncReply(l, &pr);
+    if (kind == REPL_PSYNC_MALFORMED) {
+        replicaLinkFailed(l[1] == 'F' ? "the primary sent a malformed +FULLRESYNC reply"
+                                      : "the primary sent a malformed +CONTINUE reply");
+        return;
+    }
+    if (kind == REPL_PSYNC_FULLRESYNC) {
+        memcpy(ml.sync_replid, pr.replid, REPL_ID_LEN + 1);
+        ml.sync_offset = pr.offset;
+        serverLog(LL_NOTICE, "Full resync from master: %s:%lld", pr.replid, pr.offset);
         snprintf(ml.tmpfile, sizeof(ml.tmpfile), "temp-%d.%ld.rdb", (int)getpid(), (long)server.unixtime);
         ml.tmpfd = open(ml.tmpfile, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
         if (ml.tmpfd == -1) {
@@ -279,11 +281,10 @@ static void replicaPsyncReply(connection *conn) {
         connSetReadHandler(conn, replicaTransferRead);
         return;
     }
-    if (!strncmp(l, "+CONTINUE", 9)) {
-        const char *id = l + 9;
-        while (*id == ' ') id++;
+    if (kind == REPL_PSYNC_CONTINUE) {
+        const char *id = pr.replid;
         serverLog(LL_NOTICE, "Successful partial resynchronization with master.");
-        if (strlen(id) == REPL_ID_LEN && strcmp(id, repl.replid)) {
+        if (*id && strcmp(id, repl.replid)) {
             /* The primary's history goes on under a new ID: ours continues
              * as the second one, for our own replicas. */
             memcpy(repl.replid2, repl.replid, sizeof(repl.replid2));
@@ -291,16 +292,13 @@ static void replicaPsyncReply(connection *conn) {
             memcpy(repl.replid, id, REPL_ID_LEN + 1);
             serverLog(LL_NOTICE, "Master replication ID changed to %s", repl.replid);
             replDisconnectReplicas();
-        } else if (*id && strlen(id) != REPL_ID_LEN) {
-            replicaLinkFailed("the primary sent a malformed +CONTINUE reply");
-            return;
         }
         backlogCreate();
         replicaStartMaster(conn);
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         return;
     }
-    if (!strncmp(l, "-NOMASTERLINK", 13) || !strncmp(l, "-LOADING", 8)) {
+    if (kind == REPL_PSYNC_RETRY) {
         serverLog(LL_NOTICE, "Master is currently unable to PSYNC but should be in the future: %s", l);
         replicaLinkFailed("the primary cannot serve a sync yet");
         return;
@@ -385,25 +383,29 @@ static void replicaTransferRead(connection *conn) {
             if (ml.line[0] == '\0') continue; /* keep-alive */
             break;
         }
-        if (ml.line[0] == '-') {
+        int kind = replParsePayloadHeader(ml.line, &ml.size, ml.mark);
+        if (kind == REPL_PAYLOAD_ERROR) {
             char why[RL_LINE_MAX + 64];
             snprintf(why, sizeof(why), "MASTER aborted replication with an error: %.200s", ml.line);
             replicaLinkFailed(why);
             return;
         }
-        if (ml.line[0] != '$') {
+        if (kind == REPL_PAYLOAD_NOT_BULK) {
             char why[RL_LINE_MAX + 64];
             snprintf(why, sizeof(why), "Bad protocol from MASTER, the first byte is not '$' (we received '%.200s'), are you sure the host and port are right?",
                      ml.line);
             replicaLinkFailed(why);
             return;
         }
-        if (!strncmp(ml.line + 1, "EOF:", 4) && strlen(ml.line + 5) == RL_EOF_MARK_LEN) {
-            memcpy(ml.mark, ml.line + 5, RL_EOF_MARK_LEN);
-            ml.size = -1;
-            /* Straight from the socket: only this form, since nothing
-             * follows the mark until we ACK (a sized payload may be
-             * followed at once by the stream, which a read-ahead would eat). */
+        if (kind == REPL_PAYLOAD_BAD_LEN) {
+            replicaLinkFailed("the primary sent a malformed payload length");
+            return;
+        }
+        if (kind == REPL_PAYLOAD_EOF) {
+            /* ml.size is -1: bytes until the mark. Straight from the socket:
+             * only this form, since nothing follows the mark until we ACK (a
+             * sized payload may be followed at once by the stream, which a
+             * read-ahead would eat). */
             if (cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ||
                 (cfg.repl_diskless_load == REPL_DISKLESS_LOAD_WHEN_DB_EMPTY && dbTotalKeys() == 0)) {
                 replicaLoadFromSocket(conn);
@@ -411,13 +413,7 @@ static void replicaTransferRead(connection *conn) {
             }
             serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
         } else {
-            long long len;
-            if (!string2ll(ml.line + 1, strlen(ml.line + 1), &len) || len < 0) {
-                replicaLinkFailed("the primary sent a malformed payload length");
-                return;
-            }
-            ml.size = len;
-            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", len);
+            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving %lld bytes from master to disk", ml.size);
         }
     }
     char buf[RL_CHUNK];
@@ -440,19 +436,7 @@ static void replicaTransferRead(connection *conn) {
             return;
         }
         ml.read += n;
-        if (ml.size == -1) {
-            /* Keep the last 40 bytes seen to compare them with the mark. */
-            size_t nn = (size_t)n;
-            if (nn >= RL_EOF_MARK_LEN) {
-                memcpy(ml.tail, buf + nn - RL_EOF_MARK_LEN, RL_EOF_MARK_LEN);
-                ml.taillen = RL_EOF_MARK_LEN;
-            } else {
-                size_t keep = ml.taillen + nn > RL_EOF_MARK_LEN ? RL_EOF_MARK_LEN - nn : ml.taillen;
-                memmove(ml.tail, ml.tail + ml.taillen - keep, keep);
-                memcpy(ml.tail + keep, buf, nn);
-                ml.taillen = keep + nn;
-            }
-        }
+        if (ml.size == -1) replEofTailUpdate(ml.tail, &ml.taillen, buf, (size_t)n);
     }
     int done = ml.size >= 0 ? ml.read == ml.size
                             : ml.taillen == RL_EOF_MARK_LEN && !memcmp(ml.tail, ml.mark, RL_EOF_MARK_LEN);

@@ -414,6 +414,7 @@ test "A promoted replica keeps the old ID: the other replica continues partially
 foreach {what script logpat} {
     "a garbage PSYNC reply" "+WHATEVER nonsense\r\n" "*unexpected reply to PSYNC*"
     "a malformed +FULLRESYNC" "+FULLRESYNC short\r\n" "*malformed +FULLRESYNC*"
+    "a negative +FULLRESYNC offset" "+FULLRESYNC [string repeat f 40] -5\r\n\$0\r\n" "*malformed +FULLRESYNC*"
     "a garbage payload header" "+FULLRESYNC [string repeat a 40] 100\r\n#garbage\r\n" "*first byte is not '\$'*"
     "a corrupt snapshot" "+FULLRESYNC [string repeat b 40] 100\r\n\$16\r\nREDIS0010garbage" "*Failed trying to load the MASTER synchronization DB*"
     "a snapshot cut mid-transfer" "+FULLRESYNC [string repeat c 40] 100\r\n\$100000\r\nREDIS0010" "*during the transfer*"

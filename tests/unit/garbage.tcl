@@ -261,6 +261,27 @@ test "100 MB bulk SET sent in 1 MB pieces" {
     assert_equal PONG [r $c PING]
 }
 
+# replTryPartial computes offset - 1: LLONG_MIN overflowed (a UBSan abort
+# in the sanitized build; seen while writing tests/fuzz/fuzz_repl.c, whose
+# invariant now guards the parser).
+test "PSYNC with offsets at the integer limits gets a full resync" {
+    set replid [info_field $c master_replid replication]
+    # A disk sync starts at once, so +FULLRESYNC comes without a delay.
+    r $c CONFIG SET repl-diskless-sync no
+    foreach off {-9223372036854775808 9223372036854775807 -1 0} {
+        set x [client $srv]
+        send_raw $x [resp PSYNC $replid $off]
+        # (newlines before it are the primary's keep-alives)
+        set line [string trimleft [::cairn_h::line $x] "\n"]
+        assert_match "+FULLRESYNC *" $line "PSYNC $replid $off"
+        close_client $x
+        assert_equal PONG [r $c PING]
+    }
+    # The replicas that asked are gone again.
+    wait_for {[info_field $c connected_slaves replication] == 0} 10000 "replicas dropped"
+    r $c CONFIG SET repl-diskless-sync yes
+}
+
 test "server survived everything" {
     assert [server_alive $srv] "server process is gone"
     assert_equal PONG [r $c PING]
