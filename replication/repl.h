@@ -7,6 +7,7 @@
  *   repl_primary.c replicas of this server: SYNC/PSYNC, REPLCONF, the full
  *                  sync snapshot, streaming to each replica through its own
  *                  cursor over the same stream blocks, WAIT, INFO, ROLE
+ *   repl_parse.c   the handshake's parsers, pure (repl_parse.h)
  *   repl_replica.c this server as a replica: REPLICAOF, the handshake state
  *                  machine, receiving and loading the snapshot, the
  *                  primary's client that applies and re-feeds its stream

@@ -1,16 +1,31 @@
-# fuzz_replay.tcl -- the request parser's and the snapshot loader's fuzz
-# targets (tests/fuzz/) in the normal suite: the seed corpus is replayed by ./replay-resp (gcc, ASan and
-# UBSan, no libFuzzer needed), then a short libFuzzer session runs on a copy
-# of the corpus. Needs no server. Each part is skipped, with the reason, when
-# its compiler or runtime is missing.
+# fuzz_replay.tcl -- the fuzz targets of tests/fuzz/ in the normal suite:
+# the request parser (resp), the snapshot loader (rdb), RESTORE (restore),
+# the AOF loader and manifest (aof), the replication handshake parsers
+# (repl) and the config parser (config). For each, its committed seed
+# corpus is replayed, then it is fuzzed for a few seconds, with ASan and
+# UBSan:
+#   - with clang and libFuzzer: the corpus through ./fuzz-<name>, then a
+#     libFuzzer session on a copy of it;
+#   - without: ./replay-<name> (gcc, standalone.c) replays the corpus and
+#     runs random mutations of it for the same time.
+# Either way a crash, sanitizer report or broken invariant fails the test.
+# Needs no server. Skipped, with the reason, only when neither compiler
+# can build the target.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
 set root [file normalize [file join [file dirname [info script]] .. ..]]
 set fuzzdir [file join $root tests fuzz]
-set corpus [file join $fuzzdir corpus]
-set rdb_corpus [file join $fuzzdir corpus-rdb]
-set fuzz_seconds 10
+
+# name  corpus  seeds(min max)  seconds  max_len
+set targets {
+    resp    corpus          20 60   8  4096
+    rdb     corpus-rdb      20 200  6  65536
+    restore corpus-restore  20 100  6  65536
+    aof     corpus-aof      15 100  6  16384
+    repl    corpus-repl     25 100  4  2048
+    config  corpus-config   10 100  5  4096
+}
 
 # Runs a command, returns {exit-status combined-output}. A process killed by
 # a signal reports 128+signal, like a shell.
@@ -49,62 +64,66 @@ proc make_fuzz {target args} {
     return [run_cmd make -s -C $::fuzzdir $target {*}$args]
 }
 
-# Builds the replayer `target` and replays every seed in `dir` with it;
-# the seed count must lie within min..max (a corpus that vanished or grew
-# by accident shows).
-proc replay_corpus {target dir min max} {
-    if {[auto_execok make] eq ""} { skip_test "make not found" }
-    lassign [make_fuzz $target] rc out
-    if {$rc != 0} {
-        skip_test "$target does not build (gcc with -fsanitize=address,undefined): [oneline $out]"
-    }
-    set seeds [glob -nocomplain -type f -directory $dir *]
-    assert_range [llength $seeds] $min $max "seed files in $dir"
-    lassign [run_cmd [file join $::fuzzdir $target] $dir] rc out
-    if {$rc != 0} {
-        error "$target exited with status $rc:\n[tail_lines $out 25]"
-    }
-    assert_match "*[llength $seeds] inputs replayed without a failure*" $out
-}
-
-# Builds the libFuzzer binary `target` and runs `runtarget` (a Makefile
-# target) for $::fuzz_seconds; any artifact or failure fails the test.
-proc fuzz_session {target runtarget name args} {
-    if {[auto_execok make] eq ""} { skip_test "make not found" }
-    lassign [make_fuzz $target] rc out
-    if {$rc != 0} {
-        skip_test "$target does not build (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev): [oneline $out]"
-    }
-    set work [file join $::cairn(tmp) $name]
-    lassign [make_fuzz $runtarget SECONDS=$::fuzz_seconds WORK=$work {*}$args] rc out
+proc save_log {name out} {
     set log [file join $::cairn(tmp) $name.log]
     set f [open $log w]
     puts $f $out
     close $f
+    return $log
+}
+
+# libFuzzer: every seed once through ./fuzz-<name>, then a session.
+proc libfuzzer_run {name corpus seeds seconds maxlen} {
+    set bin [file join $::fuzzdir fuzz-$name]
+    lassign [run_cmd $bin -runs=0 {*}$seeds] rc out
+    if {$rc != 0} {
+        error "fuzz-$name failed on the seed corpus (status $rc), log in [save_log $name-seeds $out]:\n[tail_lines $out 25]"
+    }
+    assert_equal [llength $seeds] [regexp -all -line {^Executed } $out] "seeds executed by fuzz-$name"
+    set work [file join $::cairn(tmp) fuzz-$name]
+    lassign [make_fuzz run-$name SECONDS=$seconds WORK=$work MAX_LEN=$maxlen] rc out
+    set log [save_log fuzz-$name $out]
     set artifacts [glob -nocomplain -type f -directory [file join $work artifacts] *]
     if {$rc != 0 || [llength $artifacts]} {
-        error "libFuzzer failed (status $rc, artifacts: $artifacts), log in $log:\n[tail_lines $out 30]"
+        error "libFuzzer failed on $name (status $rc, artifacts: $artifacts), log in $log:\n[tail_lines $out 30]"
     }
     assert_match "*Done * runs in * second*" $out
     # The session really ran: it executed inputs.
     assert [regexp {stat::number_of_executed_units:\s+(\d+)} $out -> execs] "no exec count in the output"
-    assert {$execs > 1000} "too few executions"
+    assert {$execs > 100} "too few executions ($execs)"
 }
 
-test "seed corpus replays cleanly under gcc ASan+UBSan (replay-resp)" {
-    replay_corpus replay-resp $corpus 20 40
+# No libFuzzer: the gcc replayer replays the seeds, then mutates them.
+proc standalone_run {name corpus seeds seconds} {
+    lassign [make_fuzz replay-$name] rc out
+    if {$rc != 0} {
+        skip_test "neither fuzz-$name (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev) nor replay-$name (gcc -fsanitize=address,undefined) builds: [oneline $out]"
+    }
+    set dir [file join $::fuzzdir $corpus]
+    set old [pwd]
+    cd $::cairn(tmp)
+    lassign [run_cmd [file join $::fuzzdir replay-$name] -mutate $seconds $dir] rc out
+    cd $old
+    if {$rc != 0} {
+        error "replay-$name failed (status $rc; a mutated input is in $::cairn(tmp)/standalone-crash), log in [save_log replay-$name $out]:\n[tail_lines $out 25]"
+    }
+    assert_match "*[llength $seeds] inputs replayed without a failure*" $out
+    assert [regexp {(\d+) mutated inputs ran without a failure} $out -> runs] "no mutation count"
+    assert {$runs > 100} "too few mutated runs ($runs)"
 }
 
-test "${fuzz_seconds} s libFuzzer session finds no crash (fuzz-resp)" {
-    fuzz_session fuzz-resp run fuzz MAX_LEN=4096
-}
-
-test "snapshot and RESTORE seeds replay cleanly under gcc ASan+UBSan (replay-rdb)" {
-    replay_corpus replay-rdb $rdb_corpus 20 200
-}
-
-test "${fuzz_seconds} s libFuzzer session on the loader finds no crash (fuzz-rdb)" {
-    fuzz_session fuzz-rdb run-rdb fuzz-rdb
+foreach {name corpus min max seconds maxlen} $targets {
+    test "$name: seed corpus and a ${seconds} s fuzzing session under ASan+UBSan" {
+        if {[auto_execok make] eq ""} { skip_test "make not found" }
+        set seeds [lsort [glob -nocomplain -type f -directory [file join $fuzzdir $corpus] *]]
+        assert_range [llength $seeds] $min $max "seed files in $corpus"
+        lassign [make_fuzz fuzz-$name] rc out
+        if {$rc == 0} {
+            libfuzzer_run $name $corpus $seeds $seconds $maxlen
+        } else {
+            standalone_run $name $corpus $seeds $seconds
+        }
+    }
 }
 
 finish
