@@ -108,14 +108,7 @@ static void aofLoadRdbProgress(size_t loaded, const rdbLoadStats *st) {
 }
 
 static void runOne(client *c, cairnCommand *cmd) {
-    if (check_only) return;
-    c->cmd = c->realcmd = c->lastcmd = cmd;
-    server.cmd_time_snapshot = mstime();
-    server.current_client = c;
-    c->flags |= CLIENT_EXECUTING_COMMAND;
-    cmd->proc(c);
-    c->flags &= ~CLIENT_EXECUTING_COMMAND;
-    server.current_client = NULL;
+    if (!check_only) commandRunProc(c, cmd);
 }
 
 /* Run (or queue) the command in c->argv, which this takes over; returns

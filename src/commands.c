@@ -574,6 +574,16 @@ int commandProcess(client *c) {
  * they count as the inner command's failure, not the outer one's. */
 static long long nested_errors;
 
+void commandRunProc(client *c, cairnCommand *cmd) {
+    c->cmd = c->realcmd = c->lastcmd = cmd;
+    server.cmd_time_snapshot = mstime();
+    server.current_client = c;
+    c->flags |= CLIENT_EXECUTING_COMMAND;
+    cmd->proc(c);
+    c->flags &= ~CLIENT_EXECUTING_COMMAND;
+    server.current_client = NULL;
+}
+
 void commandCall(client *c) {
     cairnCommand *cmd = c->cmd;
     long long dirty = server.dirty;

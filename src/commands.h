@@ -124,6 +124,9 @@ cairnCommand *commandLookupByName(const char *name);
 int commandsApplyRenames(const char **err); /* cfg.rename_command, after commandsInit */
 int commandProcess(client *c);
 void commandCall(client *c);
+/* Only cmd's proc on c's argv, as the AOF loader runs a command: no ACL,
+ * statistics, slowlog, MONITOR or propagation (tests/fuzz runs them so too). */
+void commandRunProc(client *c, cairnCommand *cmd);
 void commandCommand(client *c);
 int commandGetKeys(cairnCommand *cmd, robj **argv, int argc, int *keys, int max);
 int commandHasKeys(cairnCommand *cmd);

@@ -14,8 +14,8 @@
  *                  expired: no key), 3: IDLETIME 1000
  *   control & 0x40 maxmemory-policy allkeys-lfu and FREQ 7
  *
- * Commands run through a fake client (their procs called directly, as the
- * AOF loader does), replies collected from its buffers. Invariants (a
+ * Commands run through a fake client (commandRunProc: their procs called
+ * directly, as the AOF loader does), replies collected from its buffers. Invariants (a
  * violation traps after a line on stderr):
  *   - the reply is +OK or one of the two payload errors; a refused payload
  *     leaves the keyspace as it was; a wrong version or CRC is refused;
@@ -38,7 +38,6 @@
 #include "reply.h"
 #include "sds.h"
 #include "server_state.h"
-#include "util.h"
 #include "zmalloc.h"
 
 #include <stdarg.h>
@@ -68,13 +67,7 @@ static sds runv(int argc, const char **args, const size_t *lens) {
     c->argc = c->argv_len = argc;
     cairnCommand *cmd = commandLookup(c->argv, c->argc);
     CHECK(cmd && cmd->proc, args[0]);
-    c->cmd = c->realcmd = c->lastcmd = cmd;
-    server.cmd_time_snapshot = mstime();
-    server.current_client = c;
-    c->flags |= CLIENT_EXECUTING_COMMAND;
-    cmd->proc(c);
-    c->flags &= ~CLIENT_EXECUTING_COMMAND;
-    server.current_client = NULL;
+    commandRunProc(c, cmd);
     sds reply = sdsnewlen(c->buf, c->bufpos);
     for (replyBlock *b = c->reply_head; b; b = b->next) reply = sdscatlen(reply, b->buf, b->used);
     clientFreeOriginalArgv(c);
