@@ -11,6 +11,8 @@
  *   repl_replica.c this server as a replica: REPLICAOF, the handshake state
  *                  machine, receiving and loading the snapshot, the
  *                  primary's client that applies and re-feeds its stream
+ *   failover.c     FAILOVER: pausing writes, waiting for a replica to catch
+ *                  up, handing the primary role over through PSYNC FAILOVER
  *
  * src/ calls only the functions declared under "server interface";
  * replication/ uses persistence/ (snapshots through rio), never the reverse.
@@ -20,6 +22,7 @@
 #define CAIRN_REPL_H
 #include "propagate.h"
 #include "sds.h"
+#include "client.h" /* NET_IP_STR_LEN */
 #include <sys/types.h>
 
 struct client;
@@ -51,6 +54,12 @@ void replconfCommand(struct client *c);
 void waitCommand(struct client *c);
 void roleCommand(struct client *c);
 void replicaofCommand(struct client *c);
+void failoverCommand(struct client *c);
+/* Replicas whose AOF is fsynced up to stream offset `offset` (their REPLCONF
+ * ACK ... FACK, Redis 7.2's), for WAITAOF; replRequestAck makes replicas
+ * report at once (a GETACK before the loop sleeps). */
+long replAofAckedAt(long long offset);
+void replRequestAck(void);
 
 /* ---- shared inside replication/ ---- */
 #define REPL_ID_LEN 40
@@ -86,6 +95,29 @@ int replConnectedReplicas(void);
  * no longer ours: start a new one at the tail. */
 void replResetBacklog(void);
 
+/* repl_primary.c, for failover.c */
+typedef struct replicaPeer {
+    char ip[NET_IP_STR_LEN];
+    int port;            /* its listening port */
+    int online;
+    long long ack_off;
+} replicaPeer;
+/* The j-th replica (any state), 0 past the last. */
+int replReplicaAt(int j, replicaPeer *out);
+long long replPrimaryOffset(void);
+
+/* failover.c */
+const char *failoverStateName(void); /* INFO master_failover_state */
+int failoverActive(void);            /* any state but no-failover */
+int failoverInProgress(void);        /* our PSYNC must carry FAILOVER */
+/* The outcome of that PSYNC: accepted (+CONTINUE / +FULLRESYNC) or not. */
+void failoverPsyncDone(int accepted);
+void failoverCron(void);
+
+/* repl_replica.c, for failover.c */
+void replicaFollow(const char *host, int port); /* as REPLICAOF host port */
+void replicaUnfollow(void);                     /* as REPLICAOF NO ONE */
+
 /* repl_replica.c, for repl_primary.c */
 int replicaLinkUp(void);
 int replicaMasterDb(void);          /* the primary client's db, -1 without one */
@@ -93,6 +125,7 @@ void replicaSendAckNow(void);
 sds replicaInfoFields(sds s);
 void replicaRoleReply(struct client *c);
 void replicaCron(void);
+void replicaBeforeSleep(void);
 void replicaMasterFreed(struct client *c);
 /* Start-up loaded a snapshot with repl-id/repl-offset: a replica can
  * continue from there (stream_db: the database its stream had selected). */

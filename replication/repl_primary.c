@@ -49,6 +49,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -83,6 +85,7 @@ typedef struct replicaLink {
     int listening_port;
     char announce_ip[NET_IP_STR_LEN];
     long long ack_off;
+    long long aof_off;     /* REPLCONF ACK .. FACK: its AOF is fsynced up to here */
     time_t ack_time;
     int old_sync;          /* SYNC: no +FULLRESYNC line */
     int wait_first_ack;    /* after a diskless payload: stream after the first ACK */
@@ -183,6 +186,15 @@ static void replAddReplica(client *c) {
 }
 
 int replConnectedReplicas(void) { return nreplicas; }
+
+/* repl-disable-tcp-nodelay: fewer, fuller packets on the link to a
+ * replica once it syncs (Redis turns it off when the sync starts). */
+static void replApplyNoDelay(client *c) {
+    if (!cfg.repl_disable_tcp_nodelay || !c->conn) return;
+    int no = 0;
+    /* Non critical if it fails, as in Redis. */
+    (void)setsockopt(c->conn->fd, IPPROTO_TCP, TCP_NODELAY, &no, sizeof(no));
+}
 
 void replDisconnectReplicas(void) {
     for (int j = 0; j < nreplicas; j++) clientFreeAsync(replicas[j]);
@@ -700,6 +712,26 @@ static int replTryPartial(client *c, replicaLink *l, const char *id, long long p
 /* SYNC and PSYNC replid offset. */
 void syncCommand(client *c) {
     if (c->flags & (CLIENT_REPLICA | CLIENT_MASTER)) return;
+    /* PSYNC replid offset FAILOVER: our primary hands its role over to us
+     * (its FAILOVER command). It is already our replica-to-be, and has
+     * exactly our history when replid is ours: promote ourselves, then
+     * serve its PSYNC as any other (a partial one through replid2). */
+    if (argEq(c->argv[0], "psync") && c->argc > 3 && argEq(c->argv[3], "failover")) {
+        if (strcasecmp(c->argv[1]->ptr, repl.replid)) {
+            replyError(c, "ERR PSYNC FAILOVER replid must match my replid.");
+            return;
+        }
+        if (replIsReplica()) {
+            replicaUnfollow();
+            sds who = clientInfoString(sdsempty(), c);
+            serverLog(LL_NOTICE, "MASTER MODE enabled (failover request from '%s')", who);
+            sdsfree(who);
+        }
+    }
+    if (failoverActive()) {
+        replyError(c, "NOMASTERLINK Can't SYNC while failing over");
+        return;
+    }
     if (replIsReplica() && !replicaLinkUp()) {
         replyError(c, "NOMASTERLINK Can't SYNC while not connected with my master");
         return;
@@ -711,14 +743,11 @@ void syncCommand(client *c) {
     replicaLink *l = replLinkOf(c);
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", c->peer);
     if (argEq(c->argv[0], "psync")) {
-        if (c->argc != 3) {
-            replyErrorArity(c);
-            return;
-        }
         long long off;
         if (replParsePsyncOffset(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), &off) &&
             replTryPartial(c, l, c->argv[1]->ptr, off)) {
             backlogCreate();
+            replApplyNoDelay(c);
             return;
         }
     } else {
@@ -731,6 +760,7 @@ void syncCommand(client *c) {
     replAddReplica(c);
     l->state = RS_WAIT_BGSAVE_START;
     l->ack_time = server.unixtime;
+    replApplyNoDelay(c);
     /* Join a snapshot already being taken if it is a disk one (the file is
      * sent once it is complete); a diskless one has started sending, so
      * this replica waits for the next. */
@@ -760,6 +790,13 @@ void replconfCommand(client *c) {
             if (!(c->flags & CLIENT_REPLICA) || kind == REPLCONF_BAD_ACK) return;
             replicaLink *l = c->repl;
             if (a.offset > l->ack_off) l->ack_off = a.offset;
+            /* Redis 7.2 replicas add FACK <offset their AOF has fsynced>;
+             * 7.0 ones and those without an AOF do not, and never count
+             * for WAITAOF. */
+            long long fack;
+            if (j + 3 < c->argc && argEq(c->argv[j + 2], "fack") &&
+                string2ll(c->argv[j + 3]->ptr, sdslen(c->argv[j + 3]->ptr), &fack) && fack > l->aof_off)
+                l->aof_off = fack;
             if (l->state == RS_WAIT_BGSAVE_END) l->acked_early = 1;
             l->ack_time = server.unixtime;
             if (l->wait_first_ack) {
@@ -806,6 +843,17 @@ static long replAckedAt(long long offset) {
     }
     return n;
 }
+
+long replAofAckedAt(long long offset) {
+    long n = 0;
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_ONLINE && l->aof_off >= offset) n++;
+    }
+    return n;
+}
+
+void replRequestAck(void) { get_ack_pending = 1; }
 
 static void replWaitRemove(client *c) {
     for (int j = 0; j < nwaiters; j++) {
@@ -866,7 +914,7 @@ void waitCommand(client *c) {
     }
     waiters[nwaiters++] = (waitEntry){c, offset, (long)numreplicas, timeout ? server.unixtime_ms + timeout : 0};
     c->flags |= CLIENT_REPL_WAIT;
-    get_ack_pending = 1;
+    replRequestAck();
 }
 
 /* ---- ROLE and INFO ---- */
@@ -920,6 +968,19 @@ void roleCommand(client *c) {
     }
 }
 
+int replReplicaAt(int j, replicaPeer *out) {
+    if (j < 0 || j >= nreplicas) return 0;
+    replicaLink *l = replicas[j]->repl;
+    char ip[NET_ADDR_STR_LEN];
+    snprintf(out->ip, sizeof(out->ip), "%s", replReplicaIp(replicas[j], ip, sizeof(ip)));
+    out->port = l->listening_port;
+    out->online = l->state == RS_ONLINE;
+    out->ack_off = l->ack_off;
+    return 1;
+}
+
+long long replPrimaryOffset(void) { return streamOffset(); }
+
 static int replGoodReplicas(void) {
     int good = 0;
     for (int j = 0; j < nreplicas; j++) {
@@ -948,7 +1009,7 @@ sds replInfoFields(sds s) {
     }
     long long hist = backlogHistlen();
     return sdscatprintf(s,
-                        "master_failover_state:no-failover\r\n"
+                        "master_failover_state:%s\r\n"
                         "master_replid:%s\r\n"
                         "master_replid2:%s\r\n"
                         "master_repl_offset:%lld\r\n"
@@ -957,7 +1018,7 @@ sds replInfoFields(sds s) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        repl.replid, repl.replid2, streamOffset(), repl.second_replid_offset,
+                        failoverStateName(), repl.replid, repl.replid2, streamOffset(), repl.second_replid_offset,
                         backlogActive(), cfg.repl_backlog_size,
                         backlogActive() ? backlogStart() + 1 : 0, hist);
 }
@@ -992,14 +1053,19 @@ void replResetBacklog(void) {
 }
 
 void replBeforeSleep(void) {
+    replicaBeforeSleep();
     if (nreplicas == 0 && !backlogActive()) return;
-    if (get_ack_pending && nreplicas && !replIsReplica()) {
+    /* Not while writes are paused: the GETACK would move the offset that
+     * FAILOVER (or a CLIENT PAUSE user) waits for replicas to reach; it is
+     * sent after the pause. */
+    if (get_ack_pending && nreplicas && !replIsReplica() && !clientsArePaused()) {
         robj *argv[3] = {createStringObject("REPLCONF", 8), createStringObject("GETACK", 6),
                          createStringObject("*", 1)};
         propagateNoDb(argv, 3);
         for (int j = 0; j < 3; j++) decrRefCount(argv[j]);
+        get_ack_pending = 0;
     }
-    get_ack_pending = 0;
+    if (replIsReplica() || !nreplicas) get_ack_pending = 0;
     for (int j = 0; j < nreplicas; j++) {
         client *c = replicas[j];
         replicaLink *l = c->repl;
@@ -1015,7 +1081,8 @@ void replCron(void) {
     time_t now = server.unixtime;
     /* PINGs go into the stream so replicas see the link alive (and, as in
      * Redis, they count in the offset). */
-    if (!replIsReplica() && nreplicas && now - last_ping >= cfg.repl_ping_replica_period) {
+    failoverCron();
+    if (!replIsReplica() && nreplicas && !failoverActive() && now - last_ping >= cfg.repl_ping_replica_period) {
         last_ping = now;
         robj *ping = createStringObject("PING", 4);
         propagateNoDb(&ping, 1);

@@ -98,6 +98,7 @@ static struct {
     time_t handshake_start, lastio, down_since;
     time_t last_ack;
     time_t last_connect; /* retries are paced at one a second, as Redis' cron does */
+    long long last_fack;    /* the AOF offset our last ACK reported */
     /* transfer */
     char sync_replid[REPL_ID_LEN + 1];
     long long sync_offset;
@@ -134,10 +135,14 @@ static void replicaCancel(void) {
 
 static void replicaLinkFailed(const char *why) {
     serverLog(LL_WARNING, "Replication with %s:%d: %s. Reconnecting.", repl.masterhost, repl.masterport, why);
+    int psync_failed = ml.state == RL_RECEIVE_PSYNC;
     if (ml.state == RL_TRANSFER) server.loading = 0;
     replicaCancel();
     ml.state = RL_CONNECT;
     if (!ml.down_since) ml.down_since = server.unixtime;
+    /* A FAILOVER's PSYNC not sent or not answered: we become the primary
+     * again, as Redis does (failover.c). */
+    if (psync_failed) failoverPsyncDone(0);
 }
 
 static int replicaSend(const char *fmt, ...) {
@@ -228,8 +233,9 @@ static void replicaSendPsync(void) {
         serverLog(LL_NOTICE, "Partial resynchronization not possible (no cached master)");
     char offstr[LONG_STR_SIZE];
     ll2string(offstr, sizeof(offstr), off);
-    const char *argv[3] = {"PSYNC", id, offstr};
-    if (replicaSendCommand(3, argv) == -1) replicaLinkFailed("could not send PSYNC");
+    /* FAILOVER (failover.c): the target promotes itself before answering. */
+    const char *argv[4] = {"PSYNC", id, offstr, "FAILOVER"};
+    if (replicaSendCommand(failoverInProgress() ? 4 : 3, argv) == -1) replicaLinkFailed("could not send PSYNC");
 }
 
 static void replicaSendCapa(void) {
@@ -264,6 +270,7 @@ static void replicaPsyncReply(connection *conn) {
     if (kind == REPL_PSYNC_FULLRESYNC) {
         memcpy(ml.sync_replid, pr.replid, REPL_ID_LEN + 1);
         ml.sync_offset = pr.offset;
+        failoverPsyncDone(1);
         serverLog(LL_NOTICE, "Full resync from master: %s:%lld", pr.replid, pr.offset);
         snprintf(ml.tmpfile, sizeof(ml.tmpfile), "temp-%d.%ld.rdb", (int)getpid(), (long)server.unixtime);
         ml.tmpfd = open(ml.tmpfile, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
@@ -294,6 +301,7 @@ static void replicaPsyncReply(connection *conn) {
             replDisconnectReplicas();
         }
         backlogCreate();
+        failoverPsyncDone(1);
         replicaStartMaster(conn);
         serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Master accepted a Partial Resynchronization.");
         return;
@@ -602,11 +610,24 @@ void replicaMasterFreed(client *c) {
     }
 }
 
+/* REPLCONF ACK <offset applied>, and with an AOF (as Redis 7.2) FACK
+ * <offset fsynced in it>: our stream is the primary's, so the AOF's
+ * offsets are the primary's too. While the first rewrite runs nothing is
+ * durable yet: FACK 0, like Redis. */
 void replicaSendAckNow(void) {
     if (!ml.master || (ml.master->flags & CLIENT_CLOSE_ASAP)) return;
-    char off[LONG_STR_SIZE], buf[96];
+    char off[LONG_STR_SIZE], foff[LONG_STR_SIZE], buf[160];
     int ol = ll2string(off, sizeof(off), streamOffset());
-    int n = snprintf(buf, sizeof(buf), "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", ol, off);
+    int n;
+    if (cfg.appendonly) {
+        long long f = aofFsyncedOffset();
+        ml.last_fack = f < 0 ? 0 : f;
+        int fl = ll2string(foff, sizeof(foff), ml.last_fack);
+        n = snprintf(buf, sizeof(buf), "*5\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n$4\r\nFACK\r\n$%d\r\n%s\r\n",
+                     ol, off, fl, foff);
+    } else {
+        n = snprintf(buf, sizeof(buf), "*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$%d\r\n%s\r\n", ol, off);
+    }
     /* A few bytes on a socket we only read from: the kernel buffer has room. */
     if (connSyncWrite(ml.master->conn, buf, (size_t)n, 100) != n) {
         serverLog(LL_WARNING, "Could not send REPLCONF ACK to the primary");
@@ -669,7 +690,21 @@ static void replicaPromote(void) {
     backlogCreate();
 }
 
+void replicaFollow(const char *host, int port) {
+    replConfigSetMaster(host, port);
+    serverLog(LL_NOTICE, "Connecting to %s:%d to hand the primary role over (FAILOVER)", host, port);
+    replicaConnect();
+}
+
+void replicaUnfollow(void) {
+    if (repl.masterhost) replicaPromote();
+}
+
 void replicaofCommand(client *c) {
+    if (failoverActive()) {
+        replyError(c, "ERR REPLICAOF not allowed while failing over.");
+        return;
+    }
     if (argEq(c->argv[1], "no") && argEq(c->argv[2], "one")) {
         if (repl.masterhost) {
             replicaPromote();
@@ -718,14 +753,16 @@ sds replicaInfoFields(sds s) {
                      ml.state == RL_TRANSFER,
                      ml.master ? off + (long long)sdslen(ml.master->querybuf) : off, off);
     if (ml.state == RL_TRANSFER) {
-        long long total = ml.size > 0 ? ml.size : 0;
+        /* Redis shows -1 until the size is known, and for an EOF-mark
+         * (diskless) payload, which has none. */
+        long long total = ml.size >= 0 ? ml.size : -1;
         s = sdscatprintf(s,
                          "master_sync_total_bytes:%lld\r\n"
                          "master_sync_read_bytes:%lld\r\n"
                          "master_sync_left_bytes:%lld\r\n"
                          "master_sync_perc:%.2f\r\n"
                          "master_sync_last_io_seconds_ago:%d\r\n",
-                         total, ml.read, total - ml.read, total ? (double)ml.read * 100 / (double)total : 0.0,
+                         total, ml.read, total - ml.read, total > 0 ? (double)ml.read * 100 / (double)total : 0.0,
                          (int)(server.unixtime - ml.lastio));
     }
     if (ml.state != RL_CONNECTED)
@@ -751,6 +788,14 @@ void replicaRoleReply(client *c) {
     replyLongLong(c, repl.masterport);
     replyBulkCString(c, st);
     replyLongLong(c, ml.master ? streamOffset() : -1);
+}
+
+/* Each loop turn: an AOF fsync that covered more of the stream is
+ * reported at once, so a WAITAOF on the primary need not wait for the
+ * next second's ACK. */
+void replicaBeforeSleep(void) {
+    if (!ml.master || !cfg.appendonly) return;
+    if (aofFsyncedOffset() > ml.last_fack) replicaSendAckNow();
 }
 
 void replicaCron(void) {

@@ -200,6 +200,9 @@ int commandIsPaused(client *c);   /* would c's current command wait? */
 void pauseClientCommand(client *c);
 void unpauseClients(void);
 void pauseCheckTimeout(void);
+/* FAILOVER's own write pause (replication/failover.c), independent of
+ * CLIENT PAUSE: writes wait while either holds them. */
+void pauseWritesForFailover(int on);
 #define PAUSE_NONE  0
 #define PAUSE_WRITE 1
 #define PAUSE_ALL   2

@@ -336,6 +336,7 @@ static cairnCommand commandTable[] = {
     CMD("psync", syncCommand, -3, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, 0, 0, 0, 0, "Internal command used for replication", "2.8.0", "server"),
     CMD("replconf", replconfCommand, -1, A | NS | L | S | AB, 0, 0, 0, 0, "An internal command for configuring the replication stream", "3.0.0", "server"),
     CMD("replicaof", replicaofCommand, 3, A | NS | S | CMD_NO_ASYNC_LOADING, 0, 0, 0, 0, "Make the server a replica of another instance, or promote it as master.", "5.0.0", "server"),
+    CMD("failover", failoverCommand, -1, A | NS | S, 0, 0, 0, 0, "Start a coordinated failover between this server and one of its replicas.", "6.2.0", "server"),
     CMD("slaveof", replicaofCommand, 3, A | NS | S | CMD_NO_ASYNC_LOADING, 0, 0, 0, 0, "Make the server a replica of another instance, or promote it as master.", "1.0.0", "server"),
     CMD("role", roleCommand, 1, NS | L | S | F, ACL_CAT_ADMIN | ACL_CAT_DANGEROUS, 0, 0, 0, "Return the role of the instance in the context of replication", "2.8.12", "server"),
     CMD("wait", waitCommand, 3, NS, CN, 0, 0, 0, "Wait for the synchronous replication of all the write commands sent in the context of the current connection", "3.0.0", "generic", TIPS("request_policy:all_shards response_policy:agg_min")),
@@ -547,7 +548,7 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         replyError(c, "LOADING Redis is loading the dataset in memory");
         multiFlagError(c);
-    } else if (server.pause_type && commandIsPaused(c)) {
+    } else if (clientsArePaused() && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command
          * then runs as if it had just arrived. */
         c->flags |= CLIENT_POSTPONED;

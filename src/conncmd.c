@@ -421,7 +421,7 @@ void clientCommand(client *c) {
  * command and continues. Expiry does not delete keys during a pause, so the
  * dataset (and the propagation stream) stays still. */
 
-int clientsArePaused(void) { return server.pause_type != PAUSE_NONE; }
+int clientsArePaused(void) { return server.pause_type != PAUSE_NONE || server.pause_failover; }
 
 int commandIsPaused(client *c) {
     cairnCommand *cmd = c->cmd;
@@ -434,9 +434,9 @@ int commandIsPaused(client *c) {
     return 0;
 }
 
-void unpauseClients(void) {
-    server.pause_type = PAUSE_NONE;
-    server.pause_end = 0;
+/* Run the held commands again: those still covered by a pause in force
+ * (the other of CLIENT PAUSE and FAILOVER) are held again. */
+static void pauseResumeHeld(void) {
     for (client *c = server.clients; c; c = c->next) {
         if (!(c->flags & CLIENT_POSTPONED)) continue;
         c->flags &= ~CLIENT_POSTPONED;
@@ -450,6 +450,17 @@ void unpauseClients(void) {
             server.unblocked = c;
         }
     }
+}
+
+void unpauseClients(void) {
+    server.pause_type = PAUSE_NONE;
+    server.pause_end = 0;
+    pauseResumeHeld();
+}
+
+void pauseWritesForFailover(int on) {
+    server.pause_failover = on;
+    if (!on) pauseResumeHeld();
 }
 
 void pauseCheckTimeout(void) {

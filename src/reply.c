@@ -5,8 +5,10 @@
  * writev. This file never touches sockets. */
 #include "client.h"
 #include "commands.h"
+#include "config.h"
 #include "conn.h"
 #include "info.h"
+#include "log.h"
 #include "object.h"
 #include "reply.h"
 #include "sds.h"
@@ -105,6 +107,31 @@ void replyNullArray(client *c) {
     else replyConst(c, "*-1\r\n");
 }
 
+/* An error sent over a replication link means the two sides' datasets
+ * diverged (a replica failing a command of its primary's stream): Redis
+ * logs it as critical, counts it (unexpected_error_replies) and, with
+ * propagation-error-behavior panic or panic-on-replicas, a read-only
+ * replica stops rather than go on with a dataset that is no longer its
+ * primary's. (Redis' other case, panic on a failing AOF command at load,
+ * is not here: cairn's AOF load stops on any failing command already.) */
+static void replyErrorOnReplicationLink(client *c, const char *msg, size_t len) {
+    const char *from = (c->flags & CLIENT_MASTER) ? "replica" : "master";
+    const char *to = (c->flags & CLIENT_MASTER) ? "master" : "replica";
+    const char *cmdname = c->lastcmd ? c->lastcmd->fullname : "<unknown>";
+    if (len > 4096) len = 4096;
+    serverLog(LL_WARNING, "== CRITICAL == This %s is sending an error to its %s: '-%.*s' after processing the command '%s'",
+              from, to, (int)len, msg, cmdname);
+    server.stat_unexpected_error_replies++;
+    if ((c->flags & CLIENT_MASTER) && cfg.replica_read_only &&
+        (cfg.propagation_error_behavior == PROPAGATION_ERR_BEHAVIOR_PANIC ||
+         cfg.propagation_error_behavior == PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS)) {
+        char why[256];
+        snprintf(why, sizeof(why), "This %s panicked sending an error to its %s after processing the command '%s'",
+                 from, to, cmdname);
+        serverPanic(why);
+    }
+}
+
 void replyErrorLen(client *c, const char *msg, size_t len) {
     replyRaw(c, "-", 1);
     /* An error must stay on one line or the stream desyncs; user input
@@ -127,6 +154,7 @@ void replyErrorLen(client *c, const char *msg, size_t len) {
     size_t codelen = 0;
     while (codelen < len && msg[codelen] != ' ') codelen++;
     errorStatIncr(msg, codelen);
+    if (c->flags & (CLIENT_MASTER | CLIENT_REPLICA)) replyErrorOnReplicationLink(c, msg, len);
 }
 
 void replyError(client *c, const char *msg) { replyErrorLen(c, msg, strlen(msg)); }

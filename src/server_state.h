@@ -48,6 +48,7 @@ struct cairnServer {
     client *unblocked;           /* served waiters whose further input waits */
     int pause_type;              /* PAUSE_* (CLIENT PAUSE) */
     long long pause_end;         /* unix ms when the pause ends */
+    int pause_failover;          /* FAILOVER holds writes (no end time) */
     unsigned long blocked_clients;
     client *current_client;
     uint64_t next_client_id;

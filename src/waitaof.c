@@ -25,17 +25,13 @@
 
 #include <limits.h>
 
-/* The replication hook: how many replicas have acknowledged that their
- * AOF is fsynced up to stream offset `offset`. Replicas report only
- * REPLCONF ACK <offset> today (Redis 7.0's form, without 7.2's FACK
- * <fsynced offset>), so none can be counted yet; once replication/ records
- * FACK offsets, this counts the replicas at or past `offset`. No wake-up
- * is needed: waitaofBeforeSleep checks every loop turn, so the turn that
- * reads an ack answers the waiters it satisfies. */
-long long waitaofReplicaAcks(long long offset) {
-    (void)offset;
-    return 0;
-}
+/* How many replicas have acknowledged that their AOF is fsynced up to
+ * stream offset `offset` (REPLCONF ACK <off> FACK <fsynced off>, Redis
+ * 7.2's form). A replica without an AOF, or a Redis 7.0 one, sends no
+ * FACK and never counts, as in Redis 7.2. No wake-up is needed:
+ * waitaofBeforeSleep checks every loop turn, so the turn that reads an ack
+ * answers the waiters it satisfies. */
+long long waitaofReplicaAcks(long long offset) { return replAofAckedAt(offset); }
 
 static long long waitaofLocalAcks(client *c) { return aofFsyncedOffset() >= c->woff ? 1 : 0; }
 
@@ -80,6 +76,8 @@ void waitaofCommand(client *c) {
     }
     c->bwait_numlocal = numlocal;
     c->bwait_numreplicas = numreplicas;
+    /* Replicas report their fsynced offset at once (a GETACK), as in Redis. */
+    if (numreplicas) replRequestAck();
     blockClientNoKeys(c, BLOCKED_WAITAOF, ms ? now + ms : 0, waitaofReply);
 }
 
