@@ -876,6 +876,48 @@ static void aofWaitInflight(void) {
         aofPipeMessage(j);
 }
 
+/* Bytes that are in the file but not in the stream (a replica's SELECT
+ * header, its local writes): written on this thread, after everything the
+ * stream holds so far. 0 or -1 (the write failed, the file is as before). */
+static int aofWriteExtra(const char *p, size_t len) {
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(aof.fd, p + done, len - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (done && ftruncate(aof.fd, (off_t)aof.incr_size) == -1) aof.boundary = 0;
+            aofWriteError(w < 0 ? errno : ENOSPC);
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    aof.incr_size += (long long)len;
+    aof.current_size += (long long)len;
+    return 0;
+}
+
+/* A writable replica's local write (propagate.c): it is in no stream, so
+ * it cannot join a group commit. The stream bytes before it are written
+ * first, then it, on this thread, and under always fsynced before the
+ * reply goes out, as Redis does on every write. Rare (replicas are
+ * read-only by default), so the blocking is acceptable. Lost, with a
+ * logged error, when the disk refuses it: writes are refused after. */
+void aofAppendLocal(const char *p, size_t len) {
+    if (aof.state == AOF_OFF || aof.fd == -1 || !aof.attached) return;
+    aofWaitInflight();
+    if (aofWriteSync() == -1 || aofWriteExtra(p, len) == -1) {
+        serverLog(LL_WARNING, "A local write of this replica could not be appended to the AOF");
+        return;
+    }
+    if (cfg.appendfsync == APPENDFSYNC_ALWAYS) {
+        if (aofDatasync(aof.fd) == -1) {
+            aofWriteError(errno);
+            return;
+        }
+        aof.durable_off = streamCursorOffset(&aof.cur);
+    }
+}
+
 /* Everything unread on disk and fsynced, on this thread (rewrite start,
  * policy changes, shutdown). 0 or -1. */
 static int aofFlushAll(void) {
@@ -1152,8 +1194,16 @@ static int aofOpenNewIncr(void) {
     aof.incr_size = 0;
     aof.fsynced_size = -1;
     aof.boundary = 1;
-    /* The new file must start with a SELECT of its own. */
+    /* The new file must start with a SELECT of its own: the next command
+     * we encode emits one, but a replica's stream is its primary's bytes,
+     * which may go on in a database selected long before. */
     propagateResetSelect();
+    if (streamRawDb() >= 0) {
+        char num[16], cmd[64];
+        int nl = snprintf(num, sizeof(num), "%d", streamRawDb());
+        int n = snprintf(cmd, sizeof(cmd), "*2\r\n$6\r\nSELECT\r\n$%d\r\n%s\r\n", nl, num);
+        if (aofWriteExtra(cmd, (size_t)n) == -1) return -1;
+    }
     return 0;
 }
 

@@ -37,6 +37,9 @@ void aofClientFreed(struct client *c);
 void aofNoteReply(struct client *c);
 /* streamSetOffset moved every stream offset by delta. */
 void aofStreamShifted(long long delta);
+/* A writable replica's local write, RESP: into the file only (it is no
+ * part of the primary's stream), after the stream bytes so far. */
+void aofAppendLocal(const char *p, size_t len);
 /* A full sync replaced the whole dataset: start (or schedule) a rewrite. */
 void aofDatasetReplaced(void);
 /* NULL, or the MISCONF error write commands get while the AOF can't be

@@ -465,8 +465,9 @@ static void replicaAdoptSnapshot(connection *conn, const rdbLoadStats *st) {
     memset(repl.replid2, '0', REPL_ID_LEN);
     repl.second_replid_offset = -1;
     replResetBacklog();
-    aofDatasetReplaced();
     ml.master_db = st->repl.stream_db >= 0 ? st->repl.stream_db : 0;
+    streamNoteRawDb(ml.master_db); /* before a rewrite opens a new file */
+    aofDatasetReplaced();
     replicaStartMaster(conn);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
 }
@@ -574,6 +575,7 @@ static void replicaStartMaster(connection *conn) {
     c->flags |= CLIENT_MASTER | CLIENT_AUTHENTICATED | CLIENT_REPLY_OFF;
     c->user = NULL; /* the primary's stream is applied whatever the ACL rules */
     dbSelect(c, ml.master_db);
+    streamRawBegins(ml.master_db);
     ml.master = c;
     ml.state = RL_CONNECTED;
     ml.have_history = 1;
@@ -594,6 +596,7 @@ void replicaMasterApplied(client *c, const char *p, size_t len) {
         sdsclear(ml.pending_raw);
     }
     streamAppendRaw(p, len);
+    streamNoteRawDb(c->db->id);
 }
 
 void replicaMasterFreed(client *c) {

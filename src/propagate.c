@@ -12,12 +12,25 @@
 #include "util.h"
 #include "zmalloc.h"
 #include "propagate.h"
+#include "aof.h"
+#include "config.h"
 
 #define STREAM_BLOCK_SIZE (16 * 1024)
 
 /* Inside EXEC the first propagated write is preceded by MULTI and, if any
  * was, EXEC closes the unit: consumers apply the transaction atomically. */
 static int in_transaction, multi_emitted;
+
+/* A writable replica's local writes are no part of its primary's stream,
+ * but belong in its AOF, as in Redis: each is encoded into `local` and
+ * handed to the AOF (aofAppendLocal), which writes it after the stream
+ * bytes before it. raw_dbid is the database the primary's raw bytes left
+ * selected (streamNoteRawDb); local_dbid the one the AOF has selected
+ * after our last local write, which must be raw_dbid again before more raw
+ * bytes follow, so a local write ends with a SELECT back to it (but not
+ * inside a transaction, whose EXEC does). */
+static sds local;
+static int raw_dbid = -1, local_dbid = -1;
 
 static struct {
     streamBlock *head, *tail;
@@ -86,8 +99,13 @@ typedef struct encBuf {
     size_t len;
 } encBuf;
 
+static void encOut(const char *p, size_t len) {
+    if (local) local = sdscatlen(local, p, len);
+    else streamAppend(p, len);
+}
+
 static void encFlush(encBuf *e) {
-    if (e->len) streamAppend(e->buf, e->len);
+    if (e->len) encOut(e->buf, e->len);
     e->len = 0;
 }
 
@@ -95,7 +113,7 @@ static void encAdd(encBuf *e, const char *p, size_t len) {
     if (e->len + len > sizeof(e->buf)) {
         encFlush(e);
         if (len > sizeof(e->buf) / 2) {
-            streamAppend(p, len);
+            encOut(p, len);
             return;
         }
     }
@@ -130,11 +148,56 @@ static void encCommand(encBuf *e, robj **argv, int argc) {
     encFlush(e);
 }
 
+static void encSelect(encBuf *e, int dbid) {
+    char num[LONG_STR_SIZE];
+    int nl = ll2string(num, sizeof(num), dbid);
+    encHeader(e, '*', 2);
+    encArg(e, "SELECT", 6);
+    encArg(e, num, nl);
+}
+
+/* The encoded local bytes go to the AOF; `local` is freed here. */
+static void localToAof(encBuf *e) {
+    encFlush(e);
+    aofAppendLocal(local, sdslen(local));
+    sdsfree(local);
+    local = NULL;
+}
+
+static void propagateLocal(int dbid, robj **argv, int argc) {
+    if (in_transaction && !multi_emitted) {
+        multi_emitted = 1;
+        robj *multi = createStringObject("MULTI", 5);
+        propagateLocal(dbid, &multi, 1);
+        decrRefCount(multi);
+    }
+    /* EXEC is propagated with the stream's database, unknown on a replica. */
+    if (dbid < 0) dbid = local_dbid >= 0 ? local_dbid : 0;
+    local = sdsempty();
+    encBuf e;
+    e.len = 0;
+    if (dbid != local_dbid) encSelect(&e, dbid);
+    local_dbid = dbid;
+    encCommand(&e, argv, argc);
+    if (!in_transaction && raw_dbid >= 0 && local_dbid != raw_dbid) {
+        encSelect(&e, raw_dbid);
+        local_dbid = raw_dbid;
+    }
+    localToAof(&e);
+}
+
 void propagate(int dbid, robj **argv, int argc) {
     /* Replaying the AOF at start-up: those writes are already on disk. A
      * replica's stream is its primary's bytes (streamAppendRaw): its own
-     * local writes and expiries are not part of it, as in Redis. */
-    if (server.loading || stream.raw_only) return;
+     * local writes and expiries are not part of it, as in Redis, but its
+     * local writes go to its AOF. */
+    if (server.loading) return;
+    if (stream.raw_only) {
+        /* The primary's own commands are in the AOF already, as raw bytes. */
+        int from_primary = server.current_client && (server.current_client->flags & CLIENT_MASTER);
+        if (cfg.appendonly && !from_primary) propagateLocal(dbid, argv, argc);
+        return;
+    }
     if (in_transaction && !multi_emitted) {
         multi_emitted = 1;
         robj *multi = createStringObject("MULTI", 5);
@@ -144,11 +207,7 @@ void propagate(int dbid, robj **argv, int argc) {
     encBuf e;
     e.len = 0;
     if (dbid != stream.last_dbid) {
-        char num[LONG_STR_SIZE];
-        int nl = ll2string(num, sizeof(num), dbid);
-        encHeader(&e, '*', 2);
-        encArg(&e, "SELECT", 6);
-        encArg(&e, num, nl);
+        encSelect(&e, dbid);
         stream.last_dbid = dbid;
     }
     encCommand(&e, argv, argc);
@@ -279,6 +338,19 @@ void streamAppendRaw(const char *p, size_t len) {
     /* Whatever database the raw bytes left selected is unknown to us. */
     stream.last_dbid = -1;
 }
+
+void streamNoteRawDb(int dbid) { raw_dbid = local_dbid = dbid; }
+
+void streamRawBegins(int dbid) {
+    streamNoteRawDb(dbid);
+    if (!cfg.appendonly || server.loading) return;
+    encBuf e;
+    e.len = 0;
+    local = sdsempty();
+    encSelect(&e, dbid);
+    localToAof(&e);
+}
+int streamRawDb(void) { return stream.raw_only ? raw_dbid : -1; }
 
 void streamSetRawOnly(int on) {
     stream.raw_only = on;

@@ -54,6 +54,15 @@ long long streamFirstOffset(void);
 /* A replica re-feeds its primary's bytes as they are, so its offsets, its
  * sub-replicas and its AOF see exactly the primary's stream. */
 void streamAppendRaw(const char *p, size_t len);
+/* The database the raw bytes so far leave selected (the primary client's),
+ * told by the replica after each; streamRawDb: -1 unless raw-only. A new
+ * AOF file starts with a SELECT of it, and a replica's local writes (which
+ * go to its AOF only, aofAppendLocal) end with one. */
+void streamNoteRawDb(int dbid);
+int streamRawDb(void);
+/* A primary's link starts: its bytes go on in dbid, whatever the AOF file
+ * (restarted, or after local writes) has selected: a SELECT into the AOF. */
+void streamRawBegins(int dbid);
 /* raw_only: propagate() drops commands (a replica's local writes are not
  * part of its primary's stream); switching resets the SELECT state. */
 void streamSetRawOnly(int on);

@@ -10,6 +10,8 @@
 # acknowledged write on all three, no full resync; FAILOVER ABORT; TIMEOUT
 # without FORCE (aborted, the held write then runs) and with FORCE (hands
 # over anyway); redis-server as the target and as the primary handing over.
+# A writable replica's local writes in its own AOF, each in its database,
+# also after a rewrite (the primary's bytes go on without a SELECT).
 # propagation-error-behavior: a read-only replica failing a command of its
 # primary's stream logs it and counts it (ignore) or stops (panic-on-replicas).
 # WAITAOF numreplicas: a replica with appendonly yes counts (REPLCONF ACK
@@ -225,6 +227,54 @@ if {$ref ne "" && $is_cairn} {
     }
 } else {
     skip "FAILOVER with redis-server" "no reference server, or it is the server under test"
+}
+
+test "A writable replica's local writes go into its own AOF, each in its database, between its primary's" {
+    set p [fo_server]
+    set s [fo_server "" appendonly yes replica-read-only no]
+    set pc [client $p]
+    set sc [client $s]
+    wait_for {[info_field $sc aof_rewrite_in_progress persistence] == 0} 10000 "first rewrite done"
+    repl_attach $sc $p
+    repl_wait_online $pc 1
+    r $pc SELECT 5
+    r $pc SET m1 a
+    r $sc SELECT 3
+    r $sc SET local1 x
+    r $pc SET m2 b
+    # a rewrite (after the one the full sync started): the primary's bytes
+    # then go on in db 5 with no SELECT of theirs
+    wait_for {[info_field $sc aof_rewrite_in_progress persistence] == 0 &&
+              [info_field $sc aof_rewrite_scheduled persistence] == 0} 10000 "sync's rewrite done"
+    r $sc BGREWRITEAOF
+    wait_for {[info_field $sc aof_rewrite_in_progress persistence] == 0 &&
+              [info_field $sc aof_rewrite_scheduled persistence] == 0} 10000 "rewrite done"
+    r $pc SET m3 c
+    r $sc SELECT 2
+    r $sc MULTI
+    r $sc SET t1 1
+    r $sc SELECT 4
+    r $sc SET t2 2
+    r $sc EXEC
+    r $pc SET m4 d
+    repl_wait_caught_up $pc $sc
+    set digest [r $sc DEBUG DIGEST]
+    assert_not_equal [r $pc DEBUG DIGEST] $digest "the replica has more than its primary"
+    close_client $sc
+    # restarted, it is a primary of its own (REPLICAOF was not in its config)
+    set s [restart_server $s]
+    set sc [client $s]
+    assert_equal $digest [r $sc DEBUG DIGEST]
+    r $sc SELECT 5
+    assert_equal {a b c d} [r $sc MGET m1 m2 m3 m4]
+    r $sc SELECT 3
+    assert_equal x [r $sc GET local1]
+    r $sc SELECT 2
+    assert_equal 1 [r $sc GET t1]
+    r $sc SELECT 4
+    assert_equal 2 [r $sc GET t2]
+    kill_server $p
+    kill_server $s
 }
 
 foreach {behavior dies} {ignore 0 panic-on-replicas 1} {
