@@ -848,7 +848,7 @@ long replAofAckedAt(long long offset) {
     long n = 0;
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_ONLINE && l->aof_off >= offset) n++;
+        if (l->state == RS_ONLINE && !l->archiver && l->aof_off >= offset) n++;
     }
     return n;
 }
@@ -969,10 +969,14 @@ void roleCommand(client *c) {
 }
 
 int replReplicaAt(int j, replicaPeer *out) {
-    if (j < 0 || j >= nreplicas) return 0;
-    replicaLink *l = replicas[j]->repl;
+    /* A backup archiver is no replica a primary could hand over to. */
+    int k = 0;
+    for (; k < nreplicas; k++)
+        if (!((replicaLink *)replicas[k]->repl)->archiver && j-- == 0) break;
+    if (j >= 0 || k == nreplicas) return 0;
+    replicaLink *l = replicas[k]->repl;
     char ip[NET_ADDR_STR_LEN];
-    snprintf(out->ip, sizeof(out->ip), "%s", replReplicaIp(replicas[j], ip, sizeof(ip)));
+    snprintf(out->ip, sizeof(out->ip), "%s", replReplicaIp(replicas[k], ip, sizeof(ip)));
     out->port = l->listening_port;
     out->online = l->state == RS_ONLINE;
     out->ack_off = l->ack_off;
@@ -1003,9 +1007,11 @@ sds replInfoFields(sds s) {
         replicaLink *l = replicas[j]->repl;
         if (l->archiver) continue;
         char ip[NET_ADDR_STR_LEN];
+        /* Redis gives a lag only for a replica that streams: 0 during its sync. */
+        long long lag = l->state == RS_ONLINE ? (long long)(server.unixtime - l->ack_time) : 0;
         s = sdscatprintf(s, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", n++,
                          replReplicaIp(replicas[j], ip, sizeof(ip)), l->listening_port,
-                         replStateName(l->state), l->ack_off, (long long)(server.unixtime - l->ack_time));
+                         replStateName(l->state), l->ack_off, lag);
     }
     long long hist = backlogHistlen();
     return sdscatprintf(s,

@@ -139,7 +139,6 @@ static void replicaLinkFailed(const char *why) {
     if (ml.state == RL_TRANSFER) server.loading = 0;
     replicaCancel();
     ml.state = RL_CONNECT;
-    if (!ml.down_since) ml.down_since = server.unixtime;
     /* A FAILOVER's PSYNC not sent or not answered: we become the primary
      * again, as Redis does (failover.c). */
     if (psync_failed) failoverPsyncDone(0);
@@ -660,6 +659,7 @@ static void replicaDropLink(void) {
 
 int replConfigSetMaster(const char *host, int port) {
     int was_primary = repl.masterhost == NULL;
+    int was_connected = ml.state == RL_CONNECTED;
     replicaDropLink();
     zfree(repl.masterhost);
     repl.masterhost = zstrdup(host);
@@ -669,7 +669,10 @@ int replConfigSetMaster(const char *host, int port) {
     if (was_primary && server.el) ml.have_history = 1;
     streamSetRawOnly(1);
     ml.state = RL_CONNECT;
-    ml.down_since = server.unixtime ? server.unixtime : time(NULL);
+    /* master_link_down_since_seconds counts from the loss of a link that
+     * was up; a replica never connected shows -1, as in Redis. */
+    if (was_connected) ml.down_since = server.unixtime;
+    else if (was_primary) ml.down_since = 0;
     return 1;
 }
 
@@ -756,16 +759,16 @@ sds replicaInfoFields(sds s) {
                      ml.state == RL_TRANSFER,
                      ml.master ? off + (long long)sdslen(ml.master->querybuf) : off, off);
     if (ml.state == RL_TRANSFER) {
-        /* Redis shows -1 until the size is known, and for an EOF-mark
-         * (diskless) payload, which has none. */
-        long long total = ml.size >= 0 ? ml.size : -1;
+        /* Redis shows -1 until the payload's header is read, and 0 for an
+         * EOF-mark (diskless) payload, which has no size. */
+        long long total = ml.size >= 0 ? ml.size : ml.size == -1 ? 0 : -1;
         s = sdscatprintf(s,
                          "master_sync_total_bytes:%lld\r\n"
                          "master_sync_read_bytes:%lld\r\n"
                          "master_sync_left_bytes:%lld\r\n"
                          "master_sync_perc:%.2f\r\n"
                          "master_sync_last_io_seconds_ago:%d\r\n",
-                         total, ml.read, total - ml.read, total > 0 ? (double)ml.read * 100 / (double)total : 0.0,
+                         total, ml.read, total - ml.read, total ? (double)ml.read / (double)total * 100 : 0.0,
                          (int)(server.unixtime - ml.lastio));
     }
     if (ml.state != RL_CONNECTED)

@@ -12,6 +12,7 @@
 # over anyway); redis-server as the target and as the primary handing over.
 # A writable replica's local writes in its own AOF, each in its database,
 # also after a rewrite (the primary's bytes go on without a SELECT).
+# repl-disable-tcp-nodelay, read from the primary's socket.
 # propagation-error-behavior: a read-only replica failing a command of its
 # primary's stream logs it and counts it (ignore) or stops (panic-on-replicas).
 # WAITAOF numreplicas: a replica with appendonly yes counts (REPLCONF ACK
@@ -275,6 +276,30 @@ test "A writable replica's local writes go into its own AOF, each in its databas
     assert_equal 2 [r $sc GET t2]
     kill_server $p
     kill_server $s
+}
+
+# TCP_NODELAY of the primary's socket to its (only) replica.
+proc replica_nodelay {p pc} {
+    regexp {fd=(\d+)} [r $pc CLIENT LIST TYPE replica] -> fd
+    set helper [file join $::cairn_h::root tests helpers tcp_nodelay.py]
+    return [exec python3 $helper [dict get $p pid] $fd]
+}
+
+if {[auto_execok python3] ne "" && ![catch {exec python3 -c "import os; os.pidfd_open"}]} {
+    test "repl-disable-tcp-nodelay: TCP_NODELAY off on the link to a replica once it syncs" {
+        foreach {disable want} {yes 0 no 1} {
+            set p [fo_server "" repl-disable-tcp-nodelay $disable]
+            set s [fo_server]
+            set pc [client $p]
+            repl_attach [client $s] $p
+            repl_wait_online $pc 1
+            assert_equal $want [replica_nodelay $p $pc] "repl-disable-tcp-nodelay $disable"
+            kill_server $p
+            kill_server $s
+        }
+    }
+} else {
+    skip "repl-disable-tcp-nodelay" "python3 with os.pidfd_open is needed to read a socket option"
 }
 
 foreach {behavior dies} {ignore 0 panic-on-replicas 1} {
