@@ -90,6 +90,7 @@ void backlogCron(int replicas);   /* repl-backlog-ttl: free it after long withou
 void replChangeReplicationId(void);  /* a fresh random replid */
 void replShiftReplicationId(void);   /* replid becomes replid2, a new replid */
 void replDisconnectReplicas(void);
+void replDisconnectBlocked(void); /* -UNBLOCKED to waiters: we became a replica */
 int replConnectedReplicas(void);
 /* The stream changed base (streamSetOffset) and the backlog's content is
  * no longer ours: start a new one at the tail. */

@@ -45,6 +45,7 @@
 #include "child.h"
 #include "rdb.h"
 #include "snapshot.h"
+#include "blocked.h"
 #include "aof.h"
 
 #include <errno.h>
@@ -884,6 +885,23 @@ static void replWaitCheck(void) {
         int timed_out = waiters[j].deadline_ms && server.unixtime_ms >= waiters[j].deadline_ms;
         if (acked >= waiters[j].numreplicas || timed_out) replWaitRelease(j, acked);
         else j++;
+    }
+}
+
+/* A primary turned replica (REPLICAOF host port, FAILOVER): the writes that
+ * key waiters, WAIT and WAITAOF wait for can no longer be made here. As
+ * Redis does, they are answered -UNBLOCKED and disconnected (the clients
+ * held by a pause are not blocked: they run their command after it). */
+void replDisconnectBlocked(void) {
+    for (client *c = server.clients; c; c = c->next) {
+        int blocked = (c->flags & CLIENT_BLOCKED) != 0;
+        if (!blocked && !(c->flags & CLIENT_REPL_WAIT)) continue;
+        if (blocked) unblockClient(c);
+        else replWaitRemove(c);
+        replyBegin(c);
+        replyError(c, "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)");
+        c->flags |= CLIENT_CLOSE_AFTER_REPLY;
+        if (blocked) blockedServed(c);
     }
 }
 

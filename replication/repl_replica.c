@@ -660,6 +660,7 @@ static void replicaDropLink(void) {
 int replConfigSetMaster(const char *host, int port) {
     int was_primary = repl.masterhost == NULL;
     int was_connected = ml.state == RL_CONNECTED;
+    replDisconnectBlocked();
     replicaDropLink();
     zfree(repl.masterhost);
     repl.masterhost = zstrdup(host);

@@ -156,12 +156,13 @@ static sds infoServer(sds s) {
 static sds infoClients(sds s) {
     size_t maxin = 0, maxout = 0;
     /* Clients held by CLIENT PAUSE count as blocked, as in Redis (tools
-     * and tests watch blocked_clients to see a pause take hold). */
+     * and tests watch blocked_clients to see a pause take hold), and so do
+     * those in WAIT. */
     unsigned long postponed = 0, timeouts = 0;
     for (client *c = server.clients; c; c = c->next) {
         if (sdsalloc(c->querybuf) > maxin) maxin = sdsalloc(c->querybuf);
         if (c->reply_bytes > maxout) maxout = c->reply_bytes;
-        if (c->flags & CLIENT_POSTPONED) postponed++;
+        if (c->flags & (CLIENT_POSTPONED | CLIENT_REPL_WAIT)) postponed++;
         if ((c->flags & CLIENT_BLOCKED) && c->btimeout) timeouts++;
     }
     return sdscatprintf(s,

@@ -5,7 +5,8 @@
 # 7.0 (run side by side when it is installed); a primary with two replicas
 # handing over to one of them: writes held while it waits (reads served,
 # REPLICAOF and a second FAILOVER refused, INFO waiting-for-sync), the held
-# write then refused with -READONLY, the target promoted, the old primary
+# write then refused with -READONLY, key waiters and WAIT answered
+# -UNBLOCKED, the target promoted, the old primary
 # its replica and the other replica following through it, every
 # acknowledged write on all three, no full resync; FAILOVER ABORT; TIMEOUT
 # without FORCE (aborted, the held write then runs) and with FORCE (hands
@@ -118,6 +119,12 @@ test "FAILOVER TO a replica: writes held, then -READONLY; roles swap, the other 
         incr acked
     }
     set full [repl_stat $pc sync_full]
+    # a key waiter and a WAIT: Redis answers them -UNBLOCKED once a replica
+    set bl [client $p]
+    send_cmd $bl BLPOP nolist 0
+    set wt [client $p]
+    send_cmd $wt WAIT 5 0
+    wait_for {[info_field $pc blocked_clients clients] == 2} 5000 "blocked"
     # The target is stopped: the primary must wait for it to catch up.
     ::cairn_h::signal [dict get $s1 pid] STOP
     r $pc SET before-failover 1
@@ -132,6 +139,11 @@ test "FAILOVER TO a replica: writes held, then -READONLY; roles swap, the other 
     ::cairn_h::signal [dict get $s1 pid] CONT
     wait_for {[fo_state $pc] eq "no-failover" && [fo_role $pc] eq "slave"} 10000 "old primary handed over"
     assert_error "READONLY*" {read_reply $w}
+    foreach c [list $bl $wt] {
+        assert_error "UNBLOCKED force unblock from blocking operation, instance state changed (master -> replica?)" \
+            {read_reply $c}
+        assert [connection_closed $c] "closed after the error"
+    }
     assert_equal master [fo_role $c1]
     assert_equal [dict get $s1 port] [info_field $pc master_port replication]
     repl_wait_link $pc
