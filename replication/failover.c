@@ -34,6 +34,7 @@
 #include "zmalloc.h"
 #include "repl.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 enum { FO_NONE, FO_WAIT_SYNC, FO_IN_PROGRESS };
@@ -200,7 +201,12 @@ void failoverCommand(client *c) {
     } else {
         serverLog(LL_NOTICE, "FAILOVER requested to any replica.");
     }
-    fo.end_ms = timeout ? server.unixtime_ms + timeout : 0;
+    /* A timeout past the end of time never comes (and must not overflow). */
+    if (timeout == 0)
+        fo.end_ms = 0;
+    else
+        fo.end_ms =
+            timeout > LLONG_MAX - server.unixtime_ms ? LLONG_MAX : server.unixtime_ms + timeout;
     fo.force = force;
     fo.state = FO_WAIT_SYNC;
     pauseWritesForFailover(1);
