@@ -8,7 +8,8 @@
 # write then refused with -READONLY, key waiters and WAIT answered
 # -UNBLOCKED, the target promoted, the old primary
 # its replica and the other replica following through it, every
-# acknowledged write on all three, no full resync; FAILOVER ABORT; TIMEOUT
+# acknowledged write on all three, no full resync; under a pipelined
+# write load exactly the acknowledged writes survive; FAILOVER ABORT; TIMEOUT
 # without FORCE (aborted, the held write then runs) and with FORCE (hands
 # over anyway); redis-server as the target and as the primary handing over.
 # A writable replica's local writes in its own AOF, each in its database,
@@ -168,6 +169,39 @@ test "FAILOVER TO a replica: writes held, then -READONLY; roles swap, the other 
     kill_server $p
     kill_server $s1
     kill_server $s2
+}
+
+test "FAILOVER under a pipelined write load: exactly the acknowledged writes are on both sides" {
+    lassign [fo_pair] p s pc sc
+    set w [client $p]
+    set n 3000
+    set batch ""
+    for {set i 0} {$i < $n} {incr i} { append batch [resp INCR ctr] }
+    send_raw $w $batch
+    assert_equal OK [r $pc FAILOVER TO 127.0.0.1 [dict get $s port] TIMEOUT 10000]
+    set acked 0
+    set refused 0
+    for {set i 0} {$i < $n} {incr i} {
+        if {[catch {read_reply $w} v]} {
+            assert_match "READONLY*" $v
+            incr refused
+        } else {
+            incr acked
+            assert_equal $acked $v "acknowledged in order"
+        }
+    }
+    wait_for {[fo_state $pc] eq "no-failover"} 10000 "failover finished"
+    assert_equal master [fo_role $sc]
+    repl_wait_link $pc
+    r $sc SET done 1
+    wait_for {[r $pc GET done] eq "1"} 10000 "the old primary follows"
+    set got [r $sc GET ctr]
+    if {$got eq ""} { set got 0 }
+    assert_equal $acked $got "every acknowledged INCR, and only those"
+    assert_equal [r $sc DEBUG DIGEST] [r $pc DEBUG DIGEST]
+    assert_equal $n [expr {$acked + $refused}]
+    kill_server $p
+    kill_server $s
 }
 
 test "FAILOVER ABORT, TIMEOUT without FORCE (aborted, held writes run) and with FORCE" {
