@@ -13,7 +13,7 @@
  * In IN_PROGRESS this server is already the target's replica: its PSYNC
  * carries a fourth argument, FAILOVER (repl_replica.c asks
  * failoverInProgress), which makes the target promote itself before it
- * answers (replPsyncFailover, on the target's side). Failing to connect
+ * answers (syncCommand, on the target's side). Failing to connect
  * keeps retrying, as in Redis, until FAILOVER ABORT. Writes are held from
  * FAILOVER until the end (pauseWritesForFailover); those held when we
  * became a replica then get -READONLY, so no acknowledged write is lost.

@@ -1,17 +1,18 @@
-# repl_failover.tcl -- FAILOVER (Redis 6.2's coordinated failover) and
-# WAITAOF counting replicas.
+# repl_failover.tcl -- FAILOVER (Redis 6.2's coordinated failover), a
+# writable replica's AOF, replication directives, WAITAOF with replicas.
 #
 # FAILOVER: its errors word for word and in the same order as redis-server
 # 7.0 (run side by side when it is installed); a primary with two replicas
 # handing over to one of them: writes held while it waits (reads served,
 # REPLICAOF and a second FAILOVER refused, INFO waiting-for-sync), the held
 # write then refused with -READONLY, key waiters and WAIT answered
-# -UNBLOCKED, the target promoted, the old primary
-# its replica and the other replica following through it, every
-# acknowledged write on all three, no full resync; under a pipelined
-# write load exactly the acknowledged writes survive; FAILOVER ABORT; TIMEOUT
-# without FORCE (aborted, the held write then runs) and with FORCE (hands
-# over anyway); redis-server as the target and as the primary handing over.
+# -UNBLOCKED, the target promoted, the old primary its replica and the
+# other replica following through it, every acknowledged write on all
+# three, no full resync; under a pipelined write load exactly the
+# acknowledged writes survive; FAILOVER ABORT; TIMEOUT without FORCE
+# (aborted, the held write then runs) and with FORCE (hands over anyway);
+# a target refusing the PSYNC (ACL -psync): aborted; redis-server as the
+# target and as the primary handing over.
 # A writable replica's local writes in its own AOF, each in its database,
 # also after a rewrite (the primary's bytes go on without a SELECT).
 # repl-disable-tcp-nodelay, read from the primary's socket.
@@ -240,6 +241,24 @@ test "FAILOVER ABORT, TIMEOUT without FORCE (aborted, held writes run) and with 
     r $sc SET after 1
     wait_for {[r $pc GET after] eq "1"} 10000 "the old primary follows"
     assert_equal [r $sc DEBUG DIGEST] [r $pc DEBUG DIGEST]
+    kill_server $p
+    kill_server $s
+}
+
+test "FAILOVER whose PSYNC the target refuses: aborted, a primary again, writes go on" {
+    lassign [fo_pair] p s pc sc
+    r $pc SET k 1
+    r $sc ACL SETUSER default -psync
+    assert_equal OK [r $pc FAILOVER TO 127.0.0.1 [dict get $s port] TIMEOUT 10000]
+    wait_for {[fo_state $pc] eq "no-failover"} 10000 "failover over"
+    assert_equal master [fo_role $pc]
+    assert_equal slave [fo_role $sc]
+    assert_match "*Failover target rejected psync request*" [read_bytes [dict get $p log]]
+    r $sc ACL SETUSER default +psync
+    repl_wait_online $pc 1
+    r $pc SET k 2
+    wait_for {[r $sc GET k] eq "2"} 10000 "the replica follows again"
+    assert_equal 1 [repl_stat $pc sync_full] "only the first sync was full"
     kill_server $p
     kill_server $s
 }
