@@ -5,8 +5,8 @@
 CC ?= cc
 OPT ?= -O2
 WARN := -Wall -Wextra
-CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc -Ipersistence -Ireplication -Iutils/backup
-LIBS := -lm -lpthread -llz4 -lzstd -llzf -lssl -lcrypto
+CFLAGS_BASE := -std=gnu11 $(WARN) -g -MMD -MP -Isrc -Ipersistence -Ireplication -Iutils/backup -I/usr/include/lua5.1
+LIBS := -lm -lpthread -llz4 -lzstd -llzf -lssl -lcrypto -llua5.1-cjson -llua5.1-bitop -llua5.1
 
 ifeq ($(SANITIZE),1)
   BUILD := build/sanitize
