@@ -165,9 +165,15 @@ void clientFreeAsync(client *c) {
 }
 
 void clientsFreePendingClose(void) {
-    while (server.clients_to_close) {
-        client *c = server.clients_to_close;
-        server.clients_to_close = c->close_next;
+    client **pp = &server.clients_to_close;
+    while (*pp) {
+        client *c = *pp;
+        /* A long script serving events: its caller is freed after it. */
+        if (c->flags & CLIENT_EXECUTING_COMMAND) {
+            pp = &c->close_next;
+            continue;
+        }
+        *pp = c->close_next;
         clientFree(c);
     }
 }
@@ -271,6 +277,8 @@ void clientProcessInput(client *c) {
 static void clientReadHandler(connection *conn) {
     client *c = conn->private_data;
     if (c->flags & CLIENT_CLOSE_ASAP) return;
+    /* Its command (a long script) is still running: read afterwards. */
+    if (c->flags & CLIENT_EXECUTING_COMMAND) return;
     size_t readlen = PROTO_IOBUF_LEN;
     int big_arg = 0;
     /* In the middle of a big argument, read exactly what is missing so the

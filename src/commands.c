@@ -28,6 +28,7 @@
 #include "blocked.h"
 #include "latency.h"
 #include "t_bits.h"
+#include "script.h"
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_set.h"
@@ -228,6 +229,15 @@ static cairnCommand aclSubcommands[] = {
     END};
 #undef ADM
 
+static cairnCommand scriptSubcommands[] = {
+    CMD("debug", scriptCommand, 3, NS, ACL_CAT_SCRIPTING, 0, 0, 0, "Set the debug mode for executed scripts.", "3.2.0", "scripting"),
+    CMD("exists", scriptCommand, -3, NS, ACL_CAT_SCRIPTING, 0, 0, 0, "Check existence of scripts in the script cache.", "2.6.0", "scripting", TIPS("request_policy:all_shards response_policy:agg_logical_and")),
+    CMD("flush", scriptCommand, -2, NS, ACL_CAT_SCRIPTING, 0, 0, 0, "Remove all the scripts from the script cache.", "2.6.0", "scripting", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    CMD("help", scriptCommand, 2, L | S, ACL_CAT_SCRIPTING, 0, 0, 0, "Show helpful text about the different subcommands", "5.0.0", "scripting"),
+    CMD("kill", scriptCommand, 2, NS | AB, ACL_CAT_SCRIPTING, 0, 0, 0, "Kill the script currently in execution.", "2.6.0", "scripting", TIPS("request_policy:all_shards response_policy:one_succeeded")),
+    CMD("load", scriptCommand, 3, NS | S, ACL_CAT_SCRIPTING, 0, 0, 0, "Load the specified Lua script into the script cache.", "2.6.0", "scripting", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
+    END};
+
 static cairnCommand commandTable[] = {
     /* strings */
     CMD("get", getCommand, 2, R | F, STR, 1, 1, 1, "Get the value of a key", "1.0.0", "string", KS("RO access|i1|r0,1,0")),
@@ -290,6 +300,11 @@ static cairnCommand commandTable[] = {
     CMD("pexpiretime", pexpiretimeCommand, 2, R | F, K, 1, 1, 1, "Get the expiration Unix timestamp for a key in milliseconds", "7.0.0", "generic", KS("RO access|i1|r0,1,0")),
     CMD("persist", persistCommand, 2, W | F, K, 1, 1, 1, "Remove the expiration from a key", "2.2.0", "generic", KS("RW update|i1|r0,1,0")),
     /* transactions */
+    CMD("eval", evalCommand, -3, NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Execute a Lua script server side", "2.6.0", "scripting", KS("RW access update|i2|n0,1,1|We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")),
+    CMD("evalsha", evalShaCommand, -3, NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Execute a Lua script server side", "2.6.0", "scripting", KS("RW access update|i2|n0,1,1")),
+    CMD("eval_ro", evalRoCommand, -3, R | NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Execute a read-only Lua script server side", "7.0.0", "scripting", KS("RO access|i2|n0,1,1|We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")),
+    CMD("evalsha_ro", evalShaRoCommand, -3, R | NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Execute a read-only Lua script server side", "7.0.0", "scripting", KS("RO access|i2|n0,1,1")),
+    CMDS("script", -2, 0, 0, "A container for Lua scripts management commands", "2.6.0", "scripting", scriptSubcommands),
     CMD("multi", multiCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Mark the start of a transaction block", "1.2.0", "transactions"),
     CMD("exec", execCommand, 1, NS | L | S | CMD_SKIP_SLOWLOG, ACL_CAT_TRANSACTION, 0, 0, 0, "Execute all commands issued after MULTI", "1.2.0", "transactions"),
     CMD("discard", discardCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Discard all commands issued after MULTI", "2.0.0", "transactions"),
@@ -547,6 +562,11 @@ int commandProcess(client *c) {
          * (processEventsWhileBlocked). */
         cmd->rejected_calls++;
         replyError(c, "LOADING Redis is loading the dataset in memory");
+        multiFlagError(c);
+    } else if (scriptIsBusy() && !(cmd->flags & CMD_ALLOW_BUSY)) {
+        /* A long script yields to the event loop: only the way out runs. */
+        cmd->rejected_calls++;
+        replyError(c, SCRIPT_BUSY_ERROR);
         multiFlagError(c);
     } else if (clientsArePaused() && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command
@@ -948,7 +968,8 @@ static const struct {
 uint64_t commandAclCategories(cairnCommand *c) {
     uint64_t cats = c->acl_categories;
     if (c->flags & CMD_WRITE) cats |= ACL_CAT_WRITE;
-    if (c->flags & CMD_READONLY) cats |= ACL_CAT_READ;
+    /* Scripting commands stay out of @read, as in Redis. */
+    if ((c->flags & CMD_READONLY) && !(cats & ACL_CAT_SCRIPTING)) cats |= ACL_CAT_READ;
     if (c->flags & CMD_ADMIN) cats |= ACL_CAT_ADMIN | ACL_CAT_DANGEROUS;
     if (c->flags & CMD_PUBSUB) cats |= ACL_CAT_PUBSUB;
     if (c->flags & CMD_BLOCKING) cats |= ACL_CAT_BLOCKING;

@@ -20,6 +20,7 @@
 #include "object.h"
 #include "propagate.h"
 #include "sds.h"
+#include "script.h"
 #include "server_state.h"
 #include "tls.h"
 #include "tracking.h"
@@ -544,6 +545,7 @@ int main(int argc, char **argv) {
         exit(1);
     }
     aclInit();
+    scriptInit();
     sds acl_err = NULL;
     if (!aclLoadAtStartup(&acl_err)) {
         serverLog(LL_WARNING, "%s", acl_err);

@@ -186,6 +186,19 @@ static void propagateLocal(int dbid, robj **argv, int argc) {
     localToAof(&e);
 }
 
+/* A lazy transaction's (script's) first write, held until the second. */
+static int txn_lazy;
+static robj **txn_first;
+static int txn_first_argc, txn_first_dbid;
+
+static void propagateFlushFirst(void) {
+    robj **argv = txn_first;
+    txn_first = NULL;
+    propagate(txn_first_dbid, argv, txn_first_argc);
+    for (int j = 0; j < txn_first_argc; j++) decrRefCount(argv[j]);
+    zfree(argv);
+}
+
 void propagate(int dbid, robj **argv, int argc) {
     /* Replaying the AOF at start-up: those writes are already on disk. A
      * replica's stream is its primary's bytes (streamAppendRaw): its own
@@ -199,10 +212,22 @@ void propagate(int dbid, robj **argv, int argc) {
         return;
     }
     if (in_transaction && !multi_emitted) {
+        if (txn_lazy && !txn_first) {
+            /* A script's first write waits: alone, it goes out bare. */
+            txn_first = zmalloc(sizeof(robj *) * argc);
+            for (int j = 0; j < argc; j++) {
+                txn_first[j] = argv[j];
+                incrRefCount(argv[j]);
+            }
+            txn_first_argc = argc;
+            txn_first_dbid = dbid;
+            return;
+        }
         multi_emitted = 1;
         robj *multi = createStringObject("MULTI", 5);
-        propagate(dbid, &multi, 1);
+        propagate(txn_first ? txn_first_dbid : dbid, &multi, 1);
         decrRefCount(multi);
+        if (txn_first) propagateFlushFirst();
     }
     encBuf e;
     e.len = 0;
@@ -223,9 +248,22 @@ void propagateNoDb(robj **argv, int argc) {
 void propagateTransactionBegin(void) {
     in_transaction = 1;
     multi_emitted = 0;
+    txn_lazy = 0;
 }
 
+void propagateTransactionBeginLazy(void) {
+    propagateTransactionBegin();
+    txn_lazy = 1;
+}
+
+int propagateTransactionActive(void) { return in_transaction; }
+
 void propagateTransactionEnd(void) {
+    if (txn_first) { /* one write: no MULTI/EXEC around it */
+        in_transaction = 0;
+        propagateFlushFirst();
+    }
+    txn_lazy = 0;
     if (multi_emitted) {
         robj *exec = createStringObject("EXEC", 4);
         in_transaction = 0;

@@ -93,5 +93,9 @@ long long propagateOffset(void);
 /* MULTI/EXEC around the writes of a transaction (multi.c). */
 void propagateTransactionBegin(void);
 void propagateTransactionEnd(void);
+/* Scripts: MULTI/EXEC only when a second write comes (a lone write goes
+ * out bare, as Redis 7.0 propagates a script's effects). */
+void propagateTransactionBeginLazy(void);
+int propagateTransactionActive(void);
 
 #endif

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "object.h"
 #include "reply.h"
+#include "script.h"
 #include "sds.h"
 #include "server_state.h"
 #include "util.h"
@@ -41,6 +42,11 @@ void shutdownCommand(client *c) {
     if ((abort && flags != SHUTDOWN_NOFLAGS) ||
         ((flags & SHUTDOWN_NOSAVE) && (flags & SHUTDOWN_SAVE))) {
         replyErrorSyntax(c);
+        return;
+    }
+    /* A script is half-way through its writes: only NOSAVE may end it. */
+    if (!(flags & SHUTDOWN_NOSAVE) && scriptIsBusy()) {
+        replyError(c, SCRIPT_BUSY_ERROR);
         return;
     }
     /* Saving now would write the half-loaded dataset over the file. */

@@ -2,7 +2,8 @@
 # redis-cli and redis-benchmark (7.0.15), redis-py (python3-redis 4.3, run
 # with /usr/bin/python3: redis_py_test.py for strings and generic key
 # commands, redis_py_pubsub_test.py for Pub/Sub, MULTI/EXEC, keyspace
-# notifications and client tracking, redis_py_connect_test.py for what it
+# notifications and client tracking, redis_py_script_test.py for Lock and
+# scripts, redis_py_connect_test.py for what it
 # sends on connect) and ioredis 5 (ioredis_test.js, run with node, ioredis
 # from tests/clients/node_modules). The connect-time commands of client
 # libraries (HELLO, bare COMMAND, COMMAND DOCS, INFO, CLIENT SETINFO,
@@ -814,6 +815,7 @@ if {[set why [python_missing]] ne ""} {
     skip "redis-py pubsub/transaction suite (redis_py_pubsub_test.py)" "python3-redis not importable ($why)"
     skip "redis-py connect and introspection suite (redis_py_connect_test.py)" "python3-redis not importable ($why)"
     skip "redis-py ACL suite (redis_py_acl_test.py)" "python3-redis not importable ($why)"
+    skip "redis-py scripting suite (redis_py_script_test.py)" "python3-redis not importable ($why)"
 } else {
     test "redis-py test suite (redis_py_test.py)" {
         script_suite [list $python -B [file join $here redis_py_test.py] \
@@ -846,6 +848,13 @@ if {[set why [python_missing]] ne ""} {
             [dict get $srv host] [dict get $srv port]] 5
         # The script deletes the users it made.
         assert_equal {default} [r $c ACL USERS]
+    }
+
+    # Lock (EVALSHA of its scripts), register_script and eval replies.
+    test "redis-py scripting suite (redis_py_script_test.py)" {
+        script_suite [list $python -B [file join $here redis_py_script_test.py] \
+            [dict get $srv host] [dict get $srv port]] 5
+        assert_equal {} [r $c KEYS pylua:*]
     }
 }
 

@@ -1,0 +1,297 @@
+/* script: EVAL and friends, SCRIPT, the script cache and the busy state.
+ *
+ * Data in: the command's argv. EVAL takes the body, hashes it, compiles it
+ * once (the cache maps sha -> body sds and owns both) and runs it through
+ * script_lua.c; EVALSHA looks the sha up. The script's writes propagate as
+ * their own commands (commandCall on the fake client), wrapped in
+ * MULTI/EXEC by propagate.c when there is more than one.
+ *
+ * A run's life:
+ *
+ *   EVAL --> running --(busy-reply-threshold)--> timed out: the Lua hook
+ *              |                                  serves other clients
+ *              |                                  (-BUSY), SCRIPT KILL
+ *              v                                  sets killed (if no write)
+ *            reply to the caller <--------------- error raised in Lua
+ */
+#include "script.h"
+#include "client.h"
+#include "commands.h"
+#include "config.h"
+#include "db.h"
+#include "dict.h"
+#include "evict.h"
+#include "log.h"
+#include "propagate.h"
+#include "reply.h"
+#include "script_lua.h"
+#include "server_state.h"
+#include "util.h"
+#include "zmalloc.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+static void scriptBodyDestructor(dict *d, void *val) {
+    (void)d;
+    sdsfree(val);
+}
+static dictType scriptDictType = {
+    dictSdsHash, NULL, NULL, dictSdsKeyCompare, dictSdsDestructor, scriptBodyDestructor, NULL};
+static dict *scripts;            /* sha -> body */
+static long long scripts_memory; /* bytes of the bodies */
+
+void scriptInit(void) {
+    scripts = dictCreate(&scriptDictType);
+    scriptLuaInit();
+}
+
+int scriptIsBusy(void) {
+    scriptRun *r = scriptLuaCurrent();
+    return r && r->timedout;
+}
+
+/* The cache's keys are sds: look a plain sha up through one. */
+static sds scriptBody(const char *sha) {
+    sds k = sdsnew(sha);
+    sds body = dictFetchValue(scripts, k);
+    sdsfree(k);
+    return body;
+}
+
+long long scriptCacheCount(void) {
+    return (long long)dictSize(scripts);
+}
+long long scriptCacheMemory(void) {
+    return scripts_memory;
+}
+
+/* The "#!lua flags=..." first line: 0 with *flags and *len (bytes of the
+ * line, its newline excluded), or -1 with the error in *err. No shebang:
+ * SCRIPT_FLAG_COMPAT. */
+static int scriptParseShebang(const char *body, size_t blen, int *flags, size_t *len, sds *err) {
+    *flags = SCRIPT_FLAG_COMPAT;
+    *len = 0;
+    if (blen < 2 || body[0] != '#' || body[1] != '!') return 0;
+    const char *nl = memchr(body, '\n', blen);
+    size_t l = nl ? (size_t)(nl - body) : blen;
+    sds line = sdsnewlen(body, l);
+    int n = 0;
+    sds *parts = sdssplitlen(line, sdslen(line), " ", 1, &n);
+    int ok = 1;
+    if (n == 0 || strcmp(parts[0], "#!lua")) {
+        *err = sdscatprintf(sdsempty(), "ERR Unexpected engine in script shebang: %s",
+                            n ? parts[0] : line);
+        ok = 0;
+    }
+    *flags = 0;
+    for (int j = 1; ok && j < n; j++) {
+        if (sdslen(parts[j]) == 0) continue;
+        if (strncmp(parts[j], "flags=", 6)) {
+            *err = sdscatprintf(sdsempty(), "ERR Unknown lua shebang option: %s", parts[j]);
+            ok = 0;
+            break;
+        }
+        int nf = 0;
+        sds *fl = sdssplitlen(parts[j] + 6, sdslen(parts[j]) - 6, ",", 1, &nf);
+        for (int k = 0; k < nf; k++) {
+            if (!strcmp(fl[k], "no-writes"))
+                *flags |= SCRIPT_FLAG_NO_WRITES;
+            else if (!strcmp(fl[k], "allow-oom"))
+                *flags |= SCRIPT_FLAG_ALLOW_OOM;
+            else if (!strcmp(fl[k], "allow-stale"))
+                *flags |= SCRIPT_FLAG_ALLOW_STALE;
+            else if (!strcmp(fl[k], "no-cluster"))
+                *flags |= SCRIPT_FLAG_NO_CLUSTER;
+            else if (sdslen(fl[k])) {
+                *err = sdscatprintf(sdsempty(), "ERR Unexpected flag in script shebang: %s", fl[k]);
+                ok = 0;
+                break;
+            }
+        }
+        sdsfreesplitres(fl, nf);
+    }
+    sdsfreesplitres(parts, n);
+    sdsfree(line);
+    *len = l;
+    return ok ? 0 : -1;
+}
+
+/* Cache and compile body; its sha into sha[41]. 0, or -1 after replying. */
+static int scriptCreate(client *c, const char *body, size_t blen, char *sha) {
+    scriptSha1Hex(sha, body, blen);
+    if (scriptBody(sha)) return 0;
+    int flags;
+    size_t shebang;
+    sds err = NULL;
+    if (scriptParseShebang(body, blen, &flags, &shebang, &err) == -1 ||
+        (err = scriptLuaCompile(sha, body, blen, shebang)) != NULL) {
+        if (!strncmp(err, "Error compiling", 15))
+            replyErrorFormat(c, "ERR %s", err);
+        else
+            replyErrorLen(c, err, sdslen(err));
+        sdsfree(err);
+        return -1;
+    }
+    dictAdd(scripts, sdsnew(sha), sdsnewlen(body, blen));
+    scripts_memory += blen;
+    return 0;
+}
+
+static void evalGeneric(client *c, int evalsha, int ro) {
+    long long numkeys;
+    if (getLongLongFromObject(c->argv[2], &numkeys) != 0) {
+        replyErrorNotInt(c);
+        return;
+    }
+    if (numkeys > c->argc - 3) {
+        replyError(c, "ERR Number of keys can't be greater than number of args");
+        return;
+    }
+    if (numkeys < 0) {
+        replyError(c, "ERR Number of keys can't be negative");
+        return;
+    }
+    char sha[41];
+    const char *body;
+    if (evalsha) {
+        sds s = c->argv[1]->ptr;
+        size_t l = sdslen(s);
+        if (l != 40) {
+            replyError(c, "NOSCRIPT No matching script. Please use EVAL.");
+            return;
+        }
+        for (int j = 0; j < 40; j++) sha[j] = (char)tolower((unsigned char)s[j]);
+        sha[40] = '\0';
+        body = scriptBody(sha);
+        if (!body) {
+            replyError(c, "NOSCRIPT No matching script. Please use EVAL.");
+            return;
+        }
+    } else {
+        if (scriptCreate(c, c->argv[1]->ptr, sdslen(c->argv[1]->ptr), sha) == -1) return;
+        body = scriptBody(sha);
+    }
+    int flags;
+    size_t shebang;
+    sds err = NULL;
+    scriptParseShebang(body, sdslen((sds)body), &flags, &shebang, &err);
+    sdsfree(err);
+    scriptRun run = {0};
+    run.caller = c;
+    run.flags = flags;
+    run.sha = sha;
+    run.readonly = ro || (flags & SCRIPT_FLAG_NO_WRITES);
+    run.oom = cfg.maxmemory && evictPerform() == EVICT_FAIL;
+    run.start_ms = mstime();
+    if (!(flags & SCRIPT_FLAG_COMPAT)) {
+        if (run.oom && !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) &&
+            !(c->flags & CLIENT_MASTER)) {
+            replyError(c, "OOM allow-oom flag is not set on the script, can not run it when used "
+                          "memory > 'maxmemory'");
+            return;
+        }
+        if (ro && !(flags & SCRIPT_FLAG_NO_WRITES)) {
+            replyError(c, "ERR Can not execute a script with write flag using *_ro command.");
+            return;
+        }
+    }
+    /* Inside EXEC the transaction's MULTI/EXEC already wraps the writes. */
+    int own = !propagateTransactionActive();
+    if (own) propagateTransactionBeginLazy();
+    scriptLuaRun(&run, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
+                 c->argc - 3 - (int)numkeys);
+    if (own) propagateTransactionEnd();
+    if (run.timedout) {
+        serverLog(LL_WARNING, "Slow script finished after %lld milliseconds",
+                  mstime() - run.start_ms);
+        /* The events served meanwhile flushed the caller's (empty) output
+         * and dropped it from the pending writes: queue the reply again. */
+        replyBegin(c);
+    }
+}
+
+void evalCommand(client *c) {
+    evalGeneric(c, 0, 0);
+}
+void evalShaCommand(client *c) {
+    evalGeneric(c, 1, 0);
+}
+void evalRoCommand(client *c) {
+    evalGeneric(c, 0, 1);
+}
+void evalShaRoCommand(client *c) {
+    evalGeneric(c, 1, 1);
+}
+
+static const char *scriptHelp[] = {
+    "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "DEBUG (YES|SYNC|NO)",
+    "    Set the debug mode for subsequent scripts executed.",
+    "EXISTS <sha1> [<sha1> ...]",
+    "    Return information about the existence of the scripts in the script cache.",
+    "FLUSH [ASYNC|SYNC]",
+    "    Flush the Lua scripts cache. Very dangerous on replicas.",
+    "    When called without the optional mode argument, the behavior is determined by the",
+    "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+    "    * ASYNC: Asynchronously flush the scripts cache.",
+    "    * SYNC: Synchronously flush the scripts cache.",
+    "KILL",
+    "    Kill the currently executing Lua script.",
+    "LOAD <script>",
+    "    Load a script into the scripts cache without executing it.",
+    "HELP",
+    "    Prints this help.",
+    NULL};
+
+void scriptCommand(client *c) {
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help")) {
+        replyHelp(c, scriptHelp);
+    } else if (!strcasecmp(sub, "load")) {
+        char sha[41];
+        if (scriptCreate(c, c->argv[2]->ptr, sdslen(c->argv[2]->ptr), sha) == 0)
+            replyBulkCString(c, sha);
+    } else if (!strcasecmp(sub, "exists")) {
+        replyArrayLen(c, c->argc - 2);
+        for (int j = 2; j < c->argc; j++) {
+            sds s = sdsdup(c->argv[j]->ptr);
+            sdstolower(s);
+            replyLongLong(c, dictFind(scripts, s) != NULL);
+            sdsfree(s);
+        }
+    } else if (!strcasecmp(sub, "flush")) {
+        if (c->argc > 3 || (c->argc == 3 && strcasecmp(c->argv[2]->ptr, "sync") &&
+                            strcasecmp(c->argv[2]->ptr, "async"))) {
+            replyError(c, "ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+            return;
+        }
+        /* The cache is small next to a keyspace: ASYNC frees it at once too. */
+        dictEmpty(scripts, NULL);
+        scripts_memory = 0;
+        scriptLuaReset();
+        replyOk(c);
+    } else if (!strcasecmp(sub, "kill")) {
+        scriptRun *r = scriptLuaCurrent();
+        if (!r) {
+            replyError(c, "NOTBUSY No scripts in execution right now.");
+        } else if (r->caller->flags & CLIENT_MASTER) {
+            replyError(c,
+                       "UNKILLABLE The busy script was sent by a master instance in the context of "
+                       "replication and cannot be killed.");
+        } else if (r->wrote) {
+            replyError(
+                c, "UNKILLABLE Sorry the script already executed write commands against the "
+                   "dataset. You can either wait the script termination or kill the server in a "
+                   "hard way using the SHUTDOWN NOSAVE command.");
+        } else {
+            r->killed = 1;
+            replyOk(c);
+        }
+    } else if (!strcasecmp(sub, "debug")) {
+        replyError(c, "ERR SCRIPT DEBUG is not supported by this server");
+    } else {
+        replyErrorSubcommand(c);
+    }
+}

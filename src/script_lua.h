@@ -1,0 +1,49 @@
+/* script_lua: the one Lua 5.1 state scripts run in, its sandbox, the
+ * redis.* library and the conversions between RESP replies and Lua values.
+ *
+ * script.c owns the cache (sha -> body) and the commands; it hands a body
+ * to scriptLuaCompile, which leaves a function f_<sha> in the registry, and
+ * runs it with scriptLuaRun, which writes the script's reply (or error) to
+ * the caller. Commands the script calls run on a fake client through the
+ * command core (commandCall), with the caller's ACL user. */
+#ifndef CAIRN_SCRIPT_LUA_H
+#define CAIRN_SCRIPT_LUA_H
+#include "object.h"
+#include "sds.h"
+
+typedef struct client client;
+
+/* Shebang flags (#!lua flags=...) and the run's own state. */
+#define SCRIPT_FLAG_NO_WRITES   (1 << 0)
+#define SCRIPT_FLAG_ALLOW_OOM   (1 << 1)
+#define SCRIPT_FLAG_ALLOW_STALE (1 << 2)
+#define SCRIPT_FLAG_NO_CLUSTER  (1 << 3)
+#define SCRIPT_FLAG_COMPAT      (1 << 8) /* no shebang: EVAL as before 7.0 */
+
+/* The script running now (at most one: scripts do not nest). */
+typedef struct scriptRun {
+    client *caller;
+    int flags;    /* SCRIPT_FLAG_* of the script */
+    int readonly; /* EVAL_RO / EVALSHA_RO, or no-writes */
+    int wrote;    /* a write command ran: SCRIPT KILL refuses */
+    int oom;      /* over maxmemory when the script started */
+    long long start_ms;
+    int timedout; /* past busy-reply-threshold: others get -BUSY */
+    int killed;   /* SCRIPT KILL asked */
+    const char *sha;
+} scriptRun;
+
+void scriptLuaInit(void);
+/* Drop every compiled function (SCRIPT FLUSH): a fresh state. */
+void scriptLuaReset(void);
+/* Compile body as f_<sha>; NULL, or the error text (caller frees). The
+ * shebang line (shebang_len bytes) is skipped, its newline kept. */
+sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t shebang_len);
+/* Run f_<sha> with KEYS/ARGV; the reply goes to run->caller. */
+void scriptLuaRun(scriptRun *run, robj **keys, int nkeys, robj **args, int nargs);
+/* The run in progress, or NULL. */
+scriptRun *scriptLuaCurrent(void);
+/* 40 lowercase hex digits of SHA1(p) into out[41]. */
+void scriptSha1Hex(char *out, const char *p, size_t len);
+
+#endif

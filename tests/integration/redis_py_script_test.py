@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""redis_py_script_test.py HOST PORT
+
+Server-side Lua through redis-py (Debian 12's python3-redis 4.3.x), run by
+tests/integration/clients.tcl: its Lock (acquire, extend, reacquire and
+release are EVALSHA of its own scripts), register_script (EVALSHA, then EVAL
+again after SCRIPT FLUSH answers NOSCRIPT), and eval replies as Python
+values. Uses keys starting with "pylua:" and deletes them.
+
+Prints "[ok] NAME", "[err] NAME: MESSAGE" or "[skip] NAME: REASON" per test
+and, as the last line, "N passed, N failed"; exits 1 if anything failed.
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "helpers"))
+import pyharness  # noqa: E402
+from pyharness import check, eq, test  # noqa: E402
+
+try:
+    import redis
+    from redis.exceptions import LockError, LockNotOwnedError
+except ImportError as exc:  # pragma: no cover
+    pyharness.skip_script("redis-py", "cannot import redis: %s" % exc)
+
+if len(sys.argv) < 3:
+    sys.stderr.write("usage: %s HOST PORT\n" % sys.argv[0])
+    sys.exit(2)
+
+R = redis.Redis(host=sys.argv[1], port=int(sys.argv[2]), decode_responses=True,
+                socket_timeout=10)
+raises = pyharness.raiser()
+
+
+def cleanup():
+    keys = R.keys("pylua:*")
+    if keys:
+        R.delete(*keys)
+
+
+@test
+def lock_acquire_extend_release():
+    lock = R.lock("pylua:lock", timeout=10)
+    eq(True, lock.acquire(blocking=False))
+    eq(True, lock.owned())
+    other = R.lock("pylua:lock", timeout=10)
+    eq(False, other.acquire(blocking=False))
+    eq(True, lock.extend(20))
+    check(R.pttl("pylua:lock") > 10000, "extended ttl %d" % R.pttl("pylua:lock"))
+    eq(True, lock.reacquire())
+    check(R.pttl("pylua:lock") <= 10000, "reacquired ttl %d" % R.pttl("pylua:lock"))
+    lock.release()
+    eq(0, R.exists("pylua:lock"))
+    eq(True, other.acquire(blocking=False))
+    other.release()
+
+
+@test
+def lock_owned_by_another_cannot_be_released_or_extended():
+    lock = R.lock("pylua:lock2", timeout=10)
+    eq(True, lock.acquire(blocking=False))
+    R.set("pylua:lock2", "someone-else")
+    raises(LockNotOwnedError, lock.extend, 5)
+    raises(LockNotOwnedError, lock.release)
+    eq("someone-else", R.get("pylua:lock2"))
+    R.delete("pylua:lock2")
+    raises(LockError, lock.release)  # the token went with the failed release
+
+
+@test
+def lock_times_out_and_blocks_until_free():
+    lock = R.lock("pylua:lock3", timeout=0.2)
+    eq(True, lock.acquire(blocking=False))
+    start = time.time()
+    second = R.lock("pylua:lock3", timeout=5, blocking_timeout=3)
+    eq(True, second.acquire())
+    check(time.time() - start < 2.5, "waited %.2f s" % (time.time() - start))
+    second.release()
+
+
+@test
+def register_script_survives_script_flush():
+    incr = R.register_script("return redis.call('INCRBY', KEYS[1], ARGV[1])")
+    eq(5, incr(keys=["pylua:n"], args=[5]))
+    eq([True], R.script_exists(incr.sha))
+    R.script_flush()
+    eq([False], R.script_exists(incr.sha))
+    eq(7, incr(keys=["pylua:n"], args=[2]))   # NOSCRIPT, then EVAL
+    eq([True], R.script_exists(incr.sha))
+
+
+@test
+def eval_replies_and_errors_as_python_values():
+    eq([1, 2, "three", None], R.eval("return {1, 2, 'three', false}", 0))
+    eq(3, R.eval("return 3.7", 0))
+    eq("OK", R.eval("return redis.call('SET', KEYS[1], ARGV[1])", 1, "pylua:s", "v"))
+    msg = raises(redis.ResponseError, R.eval, "return redis.call('INCR', KEYS[1])", 1, "pylua:s")
+    check("value is not an integer" in msg and "script:" in msg, msg)
+    msg = raises(redis.ResponseError, R.evalsha, "f" * 40, 0)
+    check("No matching script" in msg, msg)
+    eq(R.script_load("return 1"), "e0e1f9fabfc9d4800c877a703b823ac0578ff8db")
+
+
+def main():
+    return pyharness.main(cleanup, at_end=cleanup,
+                          brief=(AssertionError, redis.ResponseError))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+# scripting.tcl -- EVAL/EVALSHA/SCRIPT: conversions both ways (RESP2 and
+# RESP3), the sandbox and its errors with line numbers, redis.pcall, the
+# shebang flags, ACL inside scripts, -BUSY and SCRIPT KILL, and the effects
+# reaching a replica and the AOF. Replies are compared with redis-server's.
+
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
+source [file join [file dirname [info script]] .. helpers repl.tcl]
+
+set srv [start_server]
+set c [client $srv]
+set ref [start_server -binary $::cairn(reference)]
+set rc [client $ref]
+
+# Each case: a command whose raw reply must be byte-equal on both servers.
+set cases {
+    {EVAL "return 1" 0}
+    {EVAL "return 3.99" 0}
+    {EVAL "return -3.99" 0}
+    {EVAL "return 'ciao'" 0}
+    {EVAL "return {1,2,3,'ciao',{1,2}}" 0}
+    {EVAL "return {1,2,nil,3}" 0}
+    {EVAL "return true" 0}
+    {EVAL "return false" 0}
+    {EVAL "return nil" 0}
+    {EVAL "return {ok='FINE'}" 0}
+    {EVAL "return {err='My Error'}" 0}
+    {EVAL "return redis.status_reply('A\r\nB')" 0}
+    {EVAL "return redis.error_reply('My Error')" 0}
+    {EVAL "return redis.error_reply('Foo')" 0}
+    {EVAL "return {1,{err='x'}}" 0}
+    {EVAL "return KEYS[1]..ARGV[1]..#KEYS..#ARGV" 1 k a b}
+    {EVAL "redis.call('set', KEYS[1], 'v') return redis.call('get', KEYS[1])" 1 conv1}
+    {EVAL "return redis.call('get', 'nosuchkey')" 0}
+    {EVAL "return type(redis.call('get', 'nosuchkey'))" 0}
+    {EVAL "redis.call('rpush','cl','a','b') return redis.call('lrange','cl',0,-1)" 0}
+    {EVAL "return redis.call('ping')" 0}
+    {EVAL "return redis.call('incrbyfloat','fl', 1.5)" 0}
+    {EVAL "return redis.call('set','n', 10.5) and redis.call('get','n')" 0}
+    {EVAL "redis.setresp(3) return redis.call('hgetall','nohash')" 0}
+    {EVAL "redis.setresp(3) redis.call('hset','h','f','v') local t = redis.call('hgetall','h') return t.map.f" 0}
+    {EVAL "redis.setresp(3) return type(redis.call('get','nosuchkey'))" 0}
+    {EVAL "redis.setresp(3) return {double=3.5}" 0}
+    {EVAL "redis.setresp(3) return true" 0}
+    {EVAL "redis.setresp(3) return false" 0}
+    {EVAL "return {double=3.5}" 0}
+    {EVAL "return {map={a=1}}" 0}
+    {EVAL "return {set={a=true}}" 0}
+    {EVAL "return {big_number='123'}" 0}
+    {EVAL "return {verbatim_string={format='txt', string='abc'}}" 0}
+    {EVAL "x = 1" 0}
+    {EVAL "return x" 0}
+    {EVAL "return os" 0}
+    {EVAL "return io" 0}
+    {EVAL "return loadfile" 0}
+    {EVAL "return dofile" 0}
+    {EVAL "return print" 0}
+    {EVAL "setmetatable(_G, nil)" 0}
+    {EVAL "_G.x = 1" 0}
+    {EVAL "local t = string; t.foo = 1" 0}
+    {EVAL "redis.call = nil" 0}
+    {EVAL "local a = 1\nlocal b = 2\nerror('on three')" 0}
+    {EVAL "error({err='X boom'})" 0}
+    {EVAL "syntax error here" 0}
+    {EVAL "return redis.call('nosuch')" 0}
+    {EVAL "return redis.pcall('nosuch')" 0}
+    {EVAL "return redis.call('blpop', 'l', 0)" 0}
+    {EVAL "return redis.call('eval', 'return 1', 0)" 0}
+    {EVAL "return redis.call()" 0}
+    {EVAL "return redis.call(1.5)" 0}
+    {EVAL "return redis.call({})" 0}
+    {EVAL "return redis.call('set','a')" 0}
+    {EVAL "return redis.pcall('set','a')" 0}
+    {EVAL "redis.call('set','str','abc') return redis.call('incr','str')" 0}
+    {EVAL "redis.call('set','str','abc') return redis.pcall('incr','str')" 0}
+    {EVAL "local r = redis.pcall('incr','str') return r.err" 0}
+    {EVAL "return redis.breakpoint()" 0}
+    {EVAL "return redis.replicate_commands()" 0}
+    {EVAL "return redis.REDIS_VERSION_NUM" 0}
+    {EVAL "return redis.sha1hex('')" 0}
+    {EVAL "return redis.sha1hex()" 0}
+    {EVAL "return redis.setresp(4)" 0}
+    {EVAL "return redis.set_repl(9)" 0}
+    {EVAL "redis.log(9, 'x')" 0}
+    {EVAL "return cjson.encode({1,2,'a'})" 0}
+    {EVAL "return cjson.decode('[1,2]')[2]" 0}
+    {EVAL "return bit.band(7,3)" 0}
+    {EVAL "return tostring(1/0)" 0}
+    {EVAL "return 1" -1}
+    {EVAL "return 1" 2 a}
+    {EVAL "return 1" x}
+    {EVAL "return 1"}
+    {EVALSHA ffffffffffffffffffffffffffffffffffffffff 0}
+    {EVALSHA fff 0}
+    {EVAL_RO "return redis.call('set','a','b')" 0}
+    {EVAL_RO "return redis.call('get','a')" 0}
+    {EVAL "#!lua flags=no-writes\nreturn redis.call('set','a','b')" 0}
+    {EVAL "#!lua flags=bad\nreturn 1" 0}
+    {EVAL "#!lua name=x\nreturn 1" 0}
+    {EVAL "#!luax\nreturn 1" 0}
+    {EVAL "#!lua\nreturn redis.call('set','a','b')" 0}
+    {EVAL_RO "#!lua\nreturn 1" 0}
+    {SCRIPT KILL}
+    {SCRIPT FLUSH x}
+    {SCRIPT EXISTS}
+    {SCRIPT LOAD "x="}
+    {SCRIPT LOAD "return 1"}
+    {SCRIPT FOO}
+    {COMMAND INFO eval evalsha eval_ro evalsha_ro script|help script|load script|exists script|flush script|kill script|debug}
+    {COMMAND GETKEYS eval "return 1" 2 a b c}
+}
+
+test "replies and errors are redis-server's, byte for byte" {
+    foreach cmd $cases {
+        set cmd [subst -nocommands -novariables $cmd]
+        assert_equal [rraw $rc {*}$cmd] [rraw $c {*}$cmd] "reply to $cmd"
+    }
+}
+
+test "RESP3 callers see RESP3 types, RESP2 conversion of the same scripts" {
+    set c3 [client $srv]
+    set r3 [client $ref]
+    r $c3 HELLO 3
+    r $r3 HELLO 3
+    foreach s {"return true" "return false" "return nil" "redis.setresp(3) return true"
+               "redis.setresp(3) return {map={a=1}}" "return {double=1.5}" "return {big_number='1'}"
+               "redis.setresp(3) return redis.call('get','nosuchkey')"
+               "return {verbatim_string={format='txt', string='abc'}}"
+               "redis.setresp(3) return type(redis.call('client','info').verbatim_string.string)"
+               "redis.setresp(3) return {set={a=true}}"} {
+        assert_equal [rraw $r3 EVAL $s 0] [rraw $c3 EVAL $s 0] "RESP3 $s"
+    }
+}
+
+test "EVALSHA runs what EVAL or SCRIPT LOAD cached; SCRIPT EXISTS/FLUSH" {
+    set sha [r $c SCRIPT LOAD {return ARGV[1]}]
+    assert_equal [r $rc SCRIPT LOAD {return ARGV[1]}] $sha
+    assert_equal hi [r $c EVALSHA $sha 0 hi]
+    assert_equal hi [r $c EVALSHA [string toupper $sha] 0 hi]
+    assert_equal hi [r $c EVALSHA_RO $sha 0 hi]
+    assert_equal {1 0} [r $c SCRIPT EXISTS $sha ffffffffffffffffffffffffffffffffffffffff]
+    assert_equal OK [r $c SCRIPT FLUSH ASYNC]
+    assert_equal {0} [r $c SCRIPT EXISTS $sha]
+    assert_error "NOSCRIPT No matching script. Please use EVAL." {r $c EVALSHA $sha 0}
+    r $c EVAL {return ARGV[1]} 0 x
+    assert_equal {1} [r $c SCRIPT EXISTS $sha]
+    assert_equal OK [r $c SCRIPT FLUSH SYNC]
+}
+
+test "ACL rules of the calling user apply inside the script" {
+    r $c ACL SETUSER lua on nopass +eval +get ~a*
+    set u [client $srv]
+    r $u AUTH lua x
+    assert_error "ERR The user executing the script can't run this command or subcommand script: *" \
+        {r $u EVAL "return redis.call('set','a','b')" 0}
+    assert_error "ERR The user executing the script can't access at least one of the keys mentioned*" \
+        {r $u EVAL "return redis.call('get','b')" 0}
+    assert_equal {ERR The user executing the script can't run this command or subcommand} \
+        [r $u EVAL "return redis.pcall('set','a','b').err" 0]
+    assert_match "*context lua*" [r $c ACL LOG 1]
+    close_client $u
+}
+
+test "a long script makes others wait with -BUSY; SCRIPT KILL ends a read-only one" {
+    r $c CONFIG SET busy-reply-threshold 100
+    set long [client $srv]
+    send_cmd $long EVAL "local i = 0 while true do i = i + 1 end" 0
+    set other [client $srv]
+    wait_for {[catch {r $other PING} e] && [string match BUSY* $e]} 5000 "BUSY reply"
+    assert_error "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE." {r $other GET a}
+    assert_error "BUSY Redis is busy running a script.*" {r $other SHUTDOWN}
+    assert_equal OK [r $other SCRIPT KILL]
+    assert_error "ERR Script killed by user with SCRIPT KILL... script: *" {read_reply $long}
+    assert_equal PONG [r $other PING]
+    assert_equal PONG [r $long PING]
+    assert_error "NOTBUSY No scripts in execution right now." {r $other SCRIPT KILL}
+    # One that wrote cannot be killed.
+    send_cmd $long EVAL "redis.call('set','w','1') local i = 0 while i < 30000000 do i = i + 1 end return i" 0
+    wait_for {[catch {r $other PING} e] && [string match BUSY* $e]} 5000 "BUSY reply"
+    assert_error "UNKILLABLE Sorry the script already executed write commands*" {r $other SCRIPT KILL}
+    assert_equal 30000000 [read_reply $long]
+    assert_equal 1 [r $other GET w]
+    r $c CONFIG SET busy-reply-threshold 5000
+    close_client $long
+    close_client $other
+}
+
+test "a script's writes propagate as effects: bare when one, MULTI/EXEC when more" {
+    r $c SELECT 0
+    r $c DEBUG PROPAGATED
+    r $c EVAL "redis.call('set','p1','a') return redis.call('get','p1')" 0
+    set got [r $c DEBUG PROPAGATED]
+    assert_match "*set*p1*" $got
+    assert_equal 0 [string match *MULTI* $got]
+    r $c EVAL "redis.call('set','p1','a') redis.call('incr','p2') return 1" 0
+    assert_match "*MULTI*set*p1*incr*p2*EXEC*" [r $c DEBUG PROPAGATED]
+    r $c EVAL "return redis.call('get','p1')" 0
+    assert_equal "" [r $c DEBUG PROPAGATED]
+}
+
+test "SHUTDOWN NOSAVE ends the server under a busy script" {
+    set s2 [start_server -config {busy-reply-threshold 50}]
+    set l2 [client $s2]
+    send_cmd $l2 EVAL "while true do end" 0
+    set o2 [client $s2]
+    wait_for {[catch {r $o2 PING} e] && [string match BUSY* $e]} 5000 "BUSY reply"
+    catch {r $o2 SHUTDOWN NOSAVE}
+    wait_for {![server_alive $s2]} 5000 "server exit"
+}
+
+test "EVAL inside MULTI: its writes are part of the transaction's MULTI/EXEC" {
+    r $c DEBUG PROPAGATED
+    r $c MULTI
+    r $c SET m1 a
+    r $c EVAL "redis.call('set','m2','b') redis.call('set','m3','c')" 0
+    assert_equal {OK {}} [r $c EXEC]
+    set got [r $c DEBUG PROPAGATED]
+    assert_match "*MULTI*SET*m1*set*m2*set*m3*EXEC*" $got
+    assert_equal 1 [regexp -all MULTI $got]
+}
+
+test "a replica and the AOF get the script's effects" {
+    set m [start_server -config {appendonly yes}]
+    set mc [client $m]
+    set rep [start_server]
+    set repc [client $rep]
+    repl_attach $repc $m
+    r $mc EVAL {for i=1,10 do redis.call('rpush', KEYS[1], i) end redis.call('set', KEYS[2], tostring(redis.call('llen', KEYS[1])))} 2 l n
+    r $mc EVAL "return redis.call('incrbyfloat', 'f', '0.1')" 0
+    r $mc EVAL "redis.call('set','t',math.random()) return 1" 0
+    repl_wait_caught_up $mc $repc
+    repl_same_data $mc $repc
+    set digest [r $mc DEBUG DIGEST]
+    restart_server $m
+    set mc [client $m]
+    assert_equal $digest [r $mc DEBUG DIGEST]
+    assert_equal 10 [r $mc GET n]
+}
+
+finish
