@@ -12,6 +12,8 @@
 #include "dict.h"
 #include "evict.h"
 #include "info.h"
+#include "script.h"
+#include "script_lua.h"
 #include "object.h"
 #include "pubsub.h"
 #include "reply.h"
@@ -256,20 +258,25 @@ static sds infoMemory(sds s) {
                      startup_memory, dataset, net ? (double)dataset * 100 / net : 0.0, allocated,
                      active, resident, sysmem);
     s = bytesToHuman(s, sysmem);
-    /* No scripting yet: the Lua and function fields read as an idle Redis'. */
-    s = sdscat(s, "\r\nused_memory_lua:0\r\n"
-                  "used_memory_vm_eval:0\r\n"
-                  "used_memory_lua_human:0B\r\n"
-                  "used_memory_scripts_eval:0\r\n"
-                  "number_of_cached_scripts:0\r\n"
-                  "number_of_functions:0\r\n"
-                  "number_of_libraries:0\r\n"
-                  "used_memory_vm_functions:0\r\n"
-                  "used_memory_vm_total:0\r\n"
-                  "used_memory_vm_total_human:0B\r\n"
-                  "used_memory_functions:0\r\n"
-                  "used_memory_scripts:0\r\n"
-                  "used_memory_scripts_human:0B\r\n");
+    /* The EVAL Lua state and cache; no functions yet (their fields read 0). */
+    long long lua_mem = scriptLuaMemory(), scripts_mem = scriptCacheMemory();
+    s = sdscatprintf(s, "\r\nused_memory_lua:%lld\r\nused_memory_vm_eval:%lld\r\nused_memory_lua_human:",
+                     lua_mem, lua_mem);
+    s = bytesToHuman(s, (unsigned long long)lua_mem);
+    s = sdscatprintf(s,
+                     "\r\nused_memory_scripts_eval:%lld\r\n"
+                     "number_of_cached_scripts:%lld\r\n"
+                     "number_of_functions:0\r\n"
+                     "number_of_libraries:0\r\n"
+                     "used_memory_vm_functions:0\r\n"
+                     "used_memory_vm_total:%lld\r\n"
+                     "used_memory_vm_total_human:",
+                     scripts_mem, scriptCacheCount(), lua_mem);
+    s = bytesToHuman(s, (unsigned long long)lua_mem);
+    s = sdscatprintf(s, "\r\nused_memory_functions:0\r\nused_memory_scripts:%lld\r\nused_memory_scripts_human:",
+                     scripts_mem);
+    s = bytesToHuman(s, (unsigned long long)scripts_mem);
+    s = sdscat(s, "\r\n");
     s = sdscatprintf(s, "maxmemory:%llu\r\nmaxmemory_human:", cfg.maxmemory);
     s = bytesToHuman(s, cfg.maxmemory);
     s = sdscatprintf(s,

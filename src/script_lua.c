@@ -56,6 +56,10 @@ scriptRun *scriptLuaCurrent(void) {
     return current;
 }
 
+long long scriptLuaMemory(void) {
+    return (long long)lua_gc(lua, LUA_GCCOUNT, 0) * 1024 + lua_gc(lua, LUA_GCCOUNTB, 0);
+}
+
 void scriptSha1Hex(char *out, const char *p, size_t len) {
     static const char hex[] = "0123456789abcdef";
     unsigned char h[20];

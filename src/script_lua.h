@@ -41,6 +41,8 @@ void scriptLuaReset(void);
 sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t shebang_len);
 /* Run f_<sha> with KEYS/ARGV; the reply goes to run->caller. */
 void scriptLuaRun(scriptRun *run, robj **keys, int nkeys, robj **args, int nargs);
+/* Bytes the Lua state holds (INFO used_memory_lua). */
+long long scriptLuaMemory(void);
 /* The run in progress, or NULL. */
 scriptRun *scriptLuaCurrent(void);
 /* 40 lowercase hex digits of SHA1(p) into out[41]. */

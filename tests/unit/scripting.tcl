@@ -133,14 +133,19 @@ test "RESP3 callers see RESP3 types, RESP2 conversion of the same scripts" {
 }
 
 test "EVALSHA runs what EVAL or SCRIPT LOAD cached; SCRIPT EXISTS/FLUSH" {
+    r $c SCRIPT FLUSH
     set sha [r $c SCRIPT LOAD {return ARGV[1]}]
     assert_equal [r $rc SCRIPT LOAD {return ARGV[1]}] $sha
     assert_equal hi [r $c EVALSHA $sha 0 hi]
     assert_equal hi [r $c EVALSHA [string toupper $sha] 0 hi]
     assert_equal hi [r $c EVALSHA_RO $sha 0 hi]
     assert_equal {1 0} [r $c SCRIPT EXISTS $sha ffffffffffffffffffffffffffffffffffffffff]
+    assert_equal 1 [info_field $c number_of_cached_scripts memory]
     assert_equal OK [r $c SCRIPT FLUSH ASYNC]
     assert_equal {0} [r $c SCRIPT EXISTS $sha]
+    assert_equal 0 [info_field $c number_of_cached_scripts memory]
+    assert_equal 0 [info_field $c used_memory_scripts_eval memory]
+    assert [expr {[info_field $c used_memory_lua memory] > 10000}]
     assert_error "NOSCRIPT No matching script. Please use EVAL." {r $c EVALSHA $sha 0}
     r $c EVAL {return ARGV[1]} 0 x
     assert_equal {1} [r $c SCRIPT EXISTS $sha]
