@@ -68,6 +68,7 @@ typedef struct cairnCommand cairnCommand;
 #define CLIENT_REPLICA           (1ULL << 32) /* a replica of ours (replication/repl_primary.c) */
 #define CLIENT_MASTER            (1ULL << 33) /* our primary's link (replication/repl_replica.c) */
 #define CLIENT_REPL_WAIT         (1ULL << 34) /* in WAIT until replicas acknowledge */
+#define CLIENT_SCRIPT            (1ULL << 35) /* runs a script's redis.call (script_lua.c) */
 
 typedef struct client {
     uint64_t id;

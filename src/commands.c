@@ -624,7 +624,9 @@ void commandCall(client *c) {
     c->original_argv = NULL;
     long long stream_before = streamOffset();
     long long start = ustime();
-    server.cmd_time_snapshot = start / 1000;
+    /* A script's commands see the time it started, as in Redis: a key
+     * does not expire half-way through it. */
+    if (!(c->flags & CLIENT_SCRIPT)) server.cmd_time_snapshot = start / 1000;
     server.current_client = c;
     c->flags |= CLIENT_EXECUTING_COMMAND;
     cmd->proc(c);

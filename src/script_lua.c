@@ -814,6 +814,7 @@ static void luaBuildState(void) {
 
 void scriptLuaInit(void) {
     fake = clientCreate(NULL, CLIENT_FAKE | CLIENT_AUTHENTICATED | CLIENT_DENY_BLOCKING);
+    fake->flags |= CLIENT_SCRIPT; /* beyond clientCreate's int flags */
     luaBuildState();
 }
 

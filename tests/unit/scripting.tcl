@@ -213,6 +213,15 @@ test "SHUTDOWN NOSAVE ends the server under a busy script" {
     wait_for {![server_alive $s2]} 5000 "server exit"
 }
 
+test "time stands still for a script: a key does not expire half-way" {
+    r $c SET soon v PX 50
+    set got [r $c EVAL {local a = redis.call('get', KEYS[1]) local t = redis.call('time') local s = tonumber(t[1])
+        while tonumber(redis.call('time')[1]) * 1000000 + tonumber(redis.call('time')[2]) < s * 1000000 + tonumber(t[2]) + 150000 do end
+        return {a, redis.call('get', KEYS[1]), redis.call('exists', KEYS[1])}} 1 soon]
+    assert_equal {v v 1} $got
+    assert_equal 0 [r $c EXISTS soon]
+}
+
 test "EVAL inside MULTI: its writes are part of the transaction's MULTI/EXEC" {
     r $c DEBUG PROPAGATED
     r $c MULTI
