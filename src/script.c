@@ -26,6 +26,7 @@
 #include "reply.h"
 #include "script_lua.h"
 #include "server_state.h"
+#include "slowlog.h"
 #include "util.h"
 #include "zmalloc.h"
 
@@ -140,6 +141,9 @@ static int scriptCreate(client *c, const char *body, size_t blen, char *sha) {
 }
 
 static void evalGeneric(client *c, int evalsha, int ro) {
+    /* MONITOR shows the EVAL before the commands it runs (it is
+     * skip_monitor, so commandCall would show it after them). */
+    if (server.monitors) monitorFeed(c, c->db, c->argv, c->argc);
     long long numkeys;
     if (getLongLongFromObject(c->argv[2], &numkeys) != 0) {
         replyErrorNotInt(c);

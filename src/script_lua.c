@@ -815,6 +815,7 @@ static void luaBuildState(void) {
 void scriptLuaInit(void) {
     fake = clientCreate(NULL, CLIENT_FAKE | CLIENT_AUTHENTICATED | CLIENT_DENY_BLOCKING);
     fake->flags |= CLIENT_SCRIPT; /* beyond clientCreate's int flags */
+    strcpy(fake->peer, "lua");    /* how MONITOR names a script's commands */
     luaBuildState();
 }
 

@@ -222,6 +222,15 @@ test "time stands still for a script: a key does not expire half-way" {
     assert_equal 0 [r $c EXISTS soon]
 }
 
+test "MONITOR shows the EVAL first, then its commands from 'lua'" {
+    set m [client $srv]
+    assert_equal OK [r $m MONITOR]
+    r $c EVAL "redis.call('set','mon','1') return 1" 0
+    assert_match {*"EVAL" "redis.call('set','mon','1') return 1" "0"} [read_reply $m]
+    assert_match {* lua\] "set" "mon" "1"} [read_reply $m]
+    close_client $m
+}
+
 test "EVAL inside MULTI: its writes are part of the transaction's MULTI/EXEC" {
     r $c DEBUG PROPAGATED
     r $c MULTI
