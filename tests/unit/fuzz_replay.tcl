@@ -97,7 +97,10 @@ proc libfuzzer_run {name corpus seeds seconds maxlen} {
 proc standalone_run {name corpus seeds seconds} {
     lassign [make_fuzz replay-$name] rc out
     if {$rc != 0} {
-        skip_test "neither fuzz-$name (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev) nor replay-$name (gcc -fsanitize=address,undefined) builds: [oneline $out]"
+        # gcc is a build dependency, so a replayer that does not build is
+        # broken code (a module the fuzz Makefile does not know), not a
+        # missing tool: fail rather than skip.
+        error "neither fuzz-$name (clang -fsanitize=fuzzer; try apt-get install libclang-rt-14-dev) nor replay-$name (gcc -fsanitize=address,undefined) builds: [tail_lines $out 10]"
     }
     set dir [file join $::fuzzdir $corpus]
     set old [pwd]
