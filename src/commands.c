@@ -658,8 +658,12 @@ void commandCall(client *c) {
     /* What WAITAOF waits for: the stream up to this client's last write
      * (an EXEC's closing marker included, as it is appended by EXEC). */
     if (streamOffset() != stream_before) c->woff = streamOffset();
-    /* appendfsync always: this reply shows the keyspace as the stream has it now. */
-    if (aof_hold_active && (cmd->flags & (CMD_WRITE | CMD_READONLY))) aofNoteReply(c);
+    /* appendfsync always: this reply shows the keyspace as the stream has it
+     * now. Scripts carry neither flag but read and write keys, so they are
+     * held too (as is anything that appended to the stream). */
+    if (aof_hold_active && ((cmd->flags & (CMD_WRITE | CMD_READONLY)) || (cmd->acl_categories & ACL_CAT_SCRIPTING) ||
+                            streamOffset() != stream_before))
+        aofNoteReply(c);
     clientFreeOriginalArgv(c);
     c->original_argv = outer_argv;
     c->original_argc = outer_argc;

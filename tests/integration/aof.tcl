@@ -699,6 +699,27 @@ test "appendfsync always: a reply waits for its fsync while the loop serves othe
     kill_server $srv
 }
 
+test "appendfsync always: a script's write, and a script's read of it, wait for the fsync" {
+    if {!$is_cairn} { skip_test "uses cairn's slow-fsync test hook" }
+    set srv [slow_fsync_server 400 appendfsync always]
+    set a [client $srv]
+    set b [client $srv]
+    r $b SET other 1
+    # EVAL is flagged neither read nor write; its reply must still wait.
+    set t0 [clock milliseconds]
+    assert_equal OK [r $a EVAL {return redis.call('SET', KEYS[1], ARGV[1])} 1 sk sv]
+    assert {[clock milliseconds] - $t0 >= 350} "a script write was acknowledged before its fsync"
+    assert_match "*SET*sk*sv*" [read_bytes [last_incr $srv]]
+    set t0 [clock milliseconds]
+    send_cmd $a EVAL {return redis.call('SET', KEYS[1], ARGV[1])} 1 sk2 sv2
+    after 50
+    assert_equal PONG [r $b PING]
+    assert_equal sv2 [r $b EVAL_RO {return redis.call('GET', KEYS[1])} 1 sk2]
+    assert {[clock milliseconds] - $t0 >= 350} "a script read of an unsynced write came back early"
+    assert_equal OK [read_reply $a]
+    kill_server $srv
+}
+
 test "appendfsync everysec: a slow fsync delays the write (at most ~2 s), never drops it" {
     if {!$is_cairn} { skip_test "uses cairn's slow-fsync test hook" }
     set srv [slow_fsync_server 3500 appendfsync everysec]
