@@ -72,6 +72,7 @@ struct rio {
             int codec;       /* RIO_CODEC_* (rio_codec.h) */
             rio *inner;      /* writing: where the frame goes (borrowed) */
             FILE *fp;        /* reading: where the frame comes from (borrowed) */
+            rio *src;        /* reading, instead of fp: a windowed rio (a socket) */
             char *buf;       /* compressed bytes in flight (owned) */
             size_t cap, len, pos;
             char *ubuf;      /* uncompressed bytes staged (owned) */

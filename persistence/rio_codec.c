@@ -171,10 +171,22 @@ int rioCodecFinish(rio *r) {
 
 /* ---- reading ---- */
 
-/* Refill codec.buf from the file when it is used up; 0 at end of file. */
+/* Refill codec.buf from the file (or the source rio's window, one read
+ * of it at most) when it is used up; 0 at end of file. */
 static int rioCodecFill(rio *r) {
     if (r->io.codec.pos < r->io.codec.len) return 1;
-    r->io.codec.len = fread(r->io.codec.buf, 1, r->io.codec.cap, r->io.codec.fp);
+    rio *src = r->io.codec.src;
+    if (src) {
+        if (src->rpos == src->rend && (!src->fill_fn || !src->fill_fn(src))) return 0;
+        size_t n = (size_t)(src->rend - src->rpos);
+        if (n > r->io.codec.cap) n = r->io.codec.cap;
+        memcpy(r->io.codec.buf, src->rpos, n);
+        src->rpos += n;
+        src->processed_bytes += n;
+        r->io.codec.len = n;
+    } else {
+        r->io.codec.len = fread(r->io.codec.buf, 1, r->io.codec.cap, r->io.codec.fp);
+    }
     r->io.codec.pos = 0;
     return r->io.codec.len > 0;
 }
@@ -249,6 +261,21 @@ int rioInitCodecReader(rio *r, FILE *fp, int codec) {
         return 0;
     }
     return 1;
+}
+
+int rioInitCodecReaderRio(rio *r, rio *src, int codec) {
+    if (!rioInitCodecReader(r, NULL, codec)) return 0;
+    r->io.codec.src = src;
+    return 1;
+}
+
+int rioCodecReadAfter(rio *r, void *buf, size_t len) {
+    size_t spare = r->io.codec.len - r->io.codec.pos;
+    if (spare > len) spare = len;
+    memcpy(buf, r->io.codec.buf + r->io.codec.pos, spare);
+    r->io.codec.pos += spare;
+    if (spare == len) return 1;
+    return r->io.codec.src && rioRead(r->io.codec.src, (char *)buf + spare, len - spare);
 }
 
 int rioCodecAtEnd(rio *r) {

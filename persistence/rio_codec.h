@@ -34,6 +34,13 @@ int rioInitCodecReader(rio *r, FILE *fp, int codec);
  * it after the RDB's EOF, so a frame cut after the last RDB byte (its
  * checksum missing) is still refused as truncated. */
 int rioCodecAtEnd(rio *r);
+/* Reading from a windowed rio (an fd rio over a socket) instead of a FILE*:
+ * compressed bytes are taken only as the source has them, so the reader
+ * never waits for bytes past the frame's end. */
+int rioInitCodecReaderRio(rio *r, rio *src, int codec);
+/* After the frame: read len bytes that follow it (what the reader took
+ * past the frame's end first, then from the source). 1 on success. */
+int rioCodecReadAfter(rio *r, void *buf, size_t len);
 void rioCodecFree(rio *r);
 
 #endif

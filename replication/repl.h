@@ -4,6 +4,8 @@
  *   backlog.c      the window over the shared propagation stream that
  *                  partial resyncs read from (a streamCursor kept
  *                  repl-backlog-size behind the tail)
+ *   spill.c        the stream a full sync's replicas still need, on disk
+ *                  rather than pinned in memory (no resync loops)
  *   repl_primary.c replicas of this server: SYNC/PSYNC, REPLCONF, the full
  *                  sync snapshot, streaming to each replica through its own
  *                  cursor over the same stream blocks, WAIT, INFO, ROLE
@@ -85,6 +87,20 @@ long long backlogHistlen(void);
 /* 1 if a replica that has everything before `offset` can continue from here. */
 int backlogCovers(long long offset);
 void backlogCron(int replicas);   /* repl-backlog-ttl: free it after long without replicas */
+
+/* spill.c: a full sync's share of the stream, on disk */
+typedef struct replSpill replSpill;
+replSpill *spillCreate(void);  /* from the stream's tail on; one reference */
+void spillRetain(replSpill *s);
+void spillRelease(replSpill *s);
+void spillPumpAll(void);       /* move what the stream has past each spill to its file */
+long long spillEnd(const replSpill *s); /* stream offset after the file's last byte */
+/* Up to len bytes from stream offset `offset` (0 at the end, -1 on error). */
+ssize_t spillRead(replSpill *s, long long offset, void *buf, size_t len);
+/* A reader at the file's end continues from memory: cur is attached at
+ * offset (the spill's cursor pins it). 0 on success, -1 if offset is not
+ * the end. */
+int spillHandOver(replSpill *s, long long offset, streamCursor *cur);
 
 /* repl_primary.c, for repl_replica.c */
 void replChangeReplicationId(void);  /* a fresh random replid */

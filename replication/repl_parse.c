@@ -61,6 +61,17 @@ int replParsePayloadHeader(const char *line, long long *size, char mark[REPL_EOF
     return REPL_PAYLOAD_SIZED;
 }
 
+int replParsePayloadCodec(const char *line, char mark[REPL_EOF_MARK_LEN]) {
+    if (strncmp(line, "$EOF:", 5) || strlen(line + 5) <= REPL_EOF_MARK_LEN || line[5 + REPL_EOF_MARK_LEN] != ' ')
+        return REPL_PAYLOAD_CODEC_NONE;
+    const char *name = line + 5 + REPL_EOF_MARK_LEN + 1;
+    int codec = !strcmp(name, "lz4")    ? REPL_PAYLOAD_CODEC_LZ4
+                : !strcmp(name, "zstd") ? REPL_PAYLOAD_CODEC_ZSTD
+                                        : REPL_PAYLOAD_CODEC_NONE;
+    if (codec != REPL_PAYLOAD_CODEC_NONE) memcpy(mark, line + 5, REPL_EOF_MARK_LEN);
+    return codec;
+}
+
 void replEofTailUpdate(char tail[REPL_EOF_MARK_LEN], size_t *taillen, const char *buf, size_t n) {
     if (n >= REPL_EOF_MARK_LEN) {
         memcpy(tail, buf + n - REPL_EOF_MARK_LEN, REPL_EOF_MARK_LEN);
@@ -99,6 +110,8 @@ int replParseReplconf(const char *opt, const char *val, size_t ip_max, replconfA
     if (!strcasecmp(opt, "capa")) {
         a->capa = !strcasecmp(val, "eof")      ? REPLCONF_CAPA_EOF
                   : !strcasecmp(val, "psync2") ? REPLCONF_CAPA_PSYNC2
+                  : !strcasecmp(val, "cairn-lz4") ? REPLCONF_CAPA_LZ4
+                  : !strcasecmp(val, "cairn-zstd") ? REPLCONF_CAPA_ZSTD
                                                : 0;
         return REPLCONF_CAPA;
     }

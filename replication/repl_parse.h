@@ -40,6 +40,14 @@ enum {
     REPL_PAYLOAD_BAD_LEN,  /* '$' and no valid length */
 };
 int replParsePayloadHeader(const char *line, long long *size, char mark[REPL_EOF_MARK_LEN]);
+/* A cairn primary's compressed form (repl-compression, only to replicas
+ * that announced capa cairn-lz4/cairn-zstd): "$EOF:<mark> lz4" or
+ * "$EOF:<mark> zstd". The codec (and mark[]) when line is one, else
+ * REPL_PAYLOAD_CODEC_NONE. */
+#define REPL_PAYLOAD_CODEC_NONE 0
+#define REPL_PAYLOAD_CODEC_LZ4 1
+#define REPL_PAYLOAD_CODEC_ZSTD 2
+int replParsePayloadCodec(const char *line, char mark[REPL_EOF_MARK_LEN]);
 
 /* Keeps the last REPL_EOF_MARK_LEN bytes of a stream in tail[] (*taillen
  * of them so far) as n more bytes at buf arrive. */
@@ -64,6 +72,8 @@ enum {
 };
 #define REPLCONF_CAPA_EOF    (1 << 0)
 #define REPLCONF_CAPA_PSYNC2 (1 << 1)
+#define REPLCONF_CAPA_LZ4    (1 << 2) /* cairn-lz4: decodes an lz4-framed payload */
+#define REPLCONF_CAPA_ZSTD   (1 << 3) /* cairn-zstd */
 typedef struct replconfArg {
     long long offset;
     int port;

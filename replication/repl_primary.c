@@ -44,6 +44,7 @@
 #include "repl_parse.h"
 #include "child.h"
 #include "rdb.h"
+#include "rio_codec.h"
 #include "snapshot.h"
 #include "blocked.h"
 #include "aof.h"
@@ -66,6 +67,9 @@ replState repl;
 
 #define REPL_CAPA_EOF REPLCONF_CAPA_EOF /* repl_parse.h parses them */
 #define REPL_CAPA_PSYNC2 REPLCONF_CAPA_PSYNC2
+/* cairn replicas: they decode a payload in a zstd or lz4 frame. */
+#define REPL_CAPA_LZ4 REPLCONF_CAPA_LZ4
+#define REPL_CAPA_ZSTD REPLCONF_CAPA_ZSTD
 
 #define REPL_IOV_MAX 64
 #define REPL_MAX_WRITE_PER_CALL (1024 * 1024)
@@ -103,6 +107,11 @@ typedef struct replicaLink {
      * replica, but never counted by WAIT or min-replicas-to-write and not
      * listed by INFO or ROLE, so sentinel never sees it to promote it. */
     int archiver;
+    /* After a full sync, the stream from the fork on comes from the
+     * snapshot's spill file until spill_pos reaches its end; then the
+     * replica moves to a memory cursor (attached). */
+    replSpill *spill;
+    long long spill_pos;
 } replicaLink;
 
 /* Replicas in the order they connected (INFO's slaveN lines). */
@@ -114,8 +123,9 @@ static struct {
     int active;
     int id;
     int diskless;
+    int codec;            /* RIO_CODEC_*: the payload's frame */
     long long offset;     /* stream offset at the fork */
-    streamCursor cur;     /* holds the stream from offset until replicas attach */
+    replSpill *spill;     /* the stream from offset on, for the replicas of this snapshot */
     pid_t pid;
     int pipe_fd;          /* diskless: the child's payload */
     char *chunk;          /* diskless: the chunk being sent to every replica */
@@ -218,6 +228,7 @@ void replClientFreed(client *c) {
         serverLog(LL_NOTICE, "Connection with replica %s lost.", c->peer);
     }
     if (l->attached) streamCursorDetach(&l->cur);
+    if (l->spill) spillRelease(l->spill);
     if (l->bulk_fd != -1) close(l->bulk_fd);
     sdsfree(l->preamble);
     zfree(l);
@@ -290,6 +301,40 @@ static void replBulkDone(client *c, replicaLink *l) {
     serverLog(LL_NOTICE, "Synchronization with replica %s succeeded", c->peer);
 }
 
+/* The stream since the fork, from the spill file; at its end the replica
+ * moves to a memory cursor. 1 once moved, 0 if the socket is full, -1 on
+ * error (the client is being freed). */
+static int replSendSpill(client *c, replicaLink *l) {
+    char buf[REPL_BULK_CHUNK];
+    size_t total = 0;
+    while (total < REPL_MAX_WRITE_PER_CALL) {
+        if (l->spill_pos == spillEnd(l->spill)) {
+            if (spillHandOver(l->spill, l->spill_pos, &l->cur) == -1) {
+                serverLog(LL_WARNING, "The stream no longer holds offset %lld for replica %s", l->spill_pos, c->peer);
+                clientFreeAsync(c);
+                return -1;
+            }
+            l->attached = 1;
+            spillRelease(l->spill);
+            l->spill = NULL;
+            return 1;
+        }
+        ssize_t n = spillRead(l->spill, l->spill_pos, buf, sizeof(buf));
+        if (n <= 0) {
+            serverLog(LL_WARNING, "Reading the spilled stream for replica %s: %s", c->peer,
+                      n < 0 ? strerror(errno) : "unexpected end of file");
+            clientFreeAsync(c);
+            return -1;
+        }
+        size_t w;
+        int r = replWriteSome(c, buf, (size_t)n, &w);
+        l->spill_pos += (long long)w;
+        total += w;
+        if (r <= 0) return r;
+    }
+    return 0;
+}
+
 void replicaWrite(client *c) {
     if (c->flags & CLIENT_CLOSE_ASAP) return;
     replicaLink *l = c->repl;
@@ -318,9 +363,17 @@ void replicaWrite(client *c) {
             return;
         }
     }
-    if (l->state != RS_ONLINE || l->wait_first_ack || !l->attached) {
+    if (l->state != RS_ONLINE || l->wait_first_ack || (!l->attached && !l->spill)) {
         replWantWrite(c, 0);
         return;
+    }
+    if (l->spill) {
+        int r = replSendSpill(c, l);
+        if (r < 0) return;
+        if (r == 0) {
+            replWantWrite(c, 1);
+            return;
+        }
     }
     size_t total = 0;
     while (total < REPL_MAX_WRITE_PER_CALL) {
@@ -349,16 +402,34 @@ static void replCloseListenersInChild(void) {
     if (server.unix_fd != -1) close(server.unix_fd);
 }
 
-/* The diskless child: "$EOF:<mark>\r\n", the RDB, the mark, into the pipe. */
-static int replChildWriteSocketFormat(int fd) {
-    char mark[REPL_ID_LEN + 1], hdr[64];
+/* Can this replica decode a payload in that frame? */
+static int replAcceptsCodec(const replicaLink *l, int codec) {
+    return codec == RIO_CODEC_NONE || (codec == RIO_CODEC_LZ4 && (l->capa & REPL_CAPA_LZ4)) ||
+           (codec == RIO_CODEC_ZSTD && (l->capa & REPL_CAPA_ZSTD));
+}
+
+/* The diskless child: "$EOF:<mark>\r\n", the RDB, the mark, into the pipe.
+ * Compressed (only for replicas that said they decode it), the header line
+ * names the codec after the mark and the RDB is one zstd/lz4 frame. */
+static int replChildWriteSocketFormat(int fd, int codec) {
+    char mark[REPL_ID_LEN + 1], hdr[80];
     getRandomHexChars(mark, REPL_ID_LEN);
     mark[REPL_ID_LEN] = '\0';
-    rio r;
+    rio r, framed;
     rioInitWithFd(&r, fd);
-    int n = snprintf(hdr, sizeof(hdr), "$EOF:%s\r\n", mark);
+    int n = codec == RIO_CODEC_NONE ? snprintf(hdr, sizeof(hdr), "$EOF:%s\r\n", mark)
+                                    : snprintf(hdr, sizeof(hdr), "$EOF:%s %s\r\n", mark, rioCodecName(codec));
     if (rioWrite(&r, hdr, (size_t)n) == 0) return -1;
-    if (rdbSaveRio(&r, NULL, 0) == -1) return -1;
+    if (codec == RIO_CODEC_NONE) {
+        if (rdbSaveRio(&r, NULL, 0) == -1) return -1;
+    } else {
+        if (!rioInitCodecWriter(&framed, &r, codec)) return -1;
+        if (rdbSaveRio(&framed, NULL, 0) == -1) {
+            rioCodecFree(&framed);
+            return -1;
+        }
+        if (!rioCodecFinish(&framed)) return -1;
+    }
     if (rioWrite(&r, mark, REPL_ID_LEN) == 0) return -1;
     return rioFlush(&r) ? 0 : -1;
 }
@@ -370,12 +441,11 @@ static void replDisklessDelivered(int ok);
  * the fork offset, and it is told so. */
 static void replAttachToSnapshot(client *c, replicaLink *l) {
     if (l->attached) streamCursorDetach(&l->cur);
-    if (streamCursorAttachAt(&l->cur, snap.offset) == -1) {
-        serverLog(LL_WARNING, "The stream no longer holds offset %lld for replica %s", snap.offset, c->peer);
-        clientFreeAsync(c);
-        return;
-    }
-    l->attached = 1;
+    l->attached = 0;
+    if (l->spill) spillRelease(l->spill);
+    spillRetain(snap.spill);
+    l->spill = snap.spill;
+    l->spill_pos = snap.offset;
     l->state = RS_WAIT_BGSAVE_END;
     l->snap_id = snap.id;
     l->pipe_sent = 0;
@@ -395,6 +465,13 @@ static int replSnapshotStart(void) {
         replicaLink *l = replicas[j]->repl;
         if (l->state == RS_WAIT_BGSAVE_START && !(l->capa & REPL_CAPA_EOF)) diskless = 0;
     }
+    /* One payload serves them all: compressed only if each can decode it
+     * (a Redis replica never can). */
+    int codec = diskless ? cfg.repl_compression : cfg.snapshot_compression;
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_WAIT_BGSAVE_START && !replAcceptsCodec(l, codec)) codec = RIO_CODEC_NONE;
+    }
     int pfd[2] = {-1, -1};
     if (diskless && pipe(pfd) == -1) {
         serverLog(LL_WARNING, "Can't create the pipe for a diskless sync: %s", strerror(errno));
@@ -409,10 +486,12 @@ static int replSnapshotStart(void) {
         int ret;
         if (diskless) {
             close(pfd[0]);
-            ret = replChildWriteSocketFormat(pfd[1]);
+            ret = replChildWriteSocketFormat(pfd[1], codec);
             close(pfd[1]);
         } else {
             sds err = NULL;
+            /* Only this child's copy of the setting: this dump is plain. */
+            if (codec == RIO_CODEC_NONE) cfg.snapshot_compression = SNAPSHOT_COMPRESSION_NONE;
             ret = rdbSaveFile(cfg.rdb_filename, &err);
             if (ret != 0) {
                 serverLog(LL_WARNING, "%s", err);
@@ -435,11 +514,12 @@ static int replSnapshotStart(void) {
     snap.id++;
     snap.pid = pid;
     snap.diskless = diskless;
+    snap.codec = codec;
     snap.offset = streamOffset();
     snap.chunk_len = 0;
     snap.pipe_eof = 0;
     snap.child_done = snap.delivered = 0;
-    streamCursorAttach(&snap.cur);
+    snap.spill = spillCreate();
     if (diskless) {
         close(pfd[1]);
         /* Best effort: a smaller pipe (pipe-max-size) only costs speed. */
@@ -449,8 +529,8 @@ static int replSnapshotStart(void) {
         if (!snap.chunk) snap.chunk = zmalloc(REPL_BULK_CHUNK);
         elAddFile(server.el, snap.pipe_fd, EV_READABLE, replPipeReadable, NULL);
     }
-    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s (pid %d)",
-              diskless ? "replicas sockets" : "disk", (int)pid);
+    serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s (pid %d, payload %s)",
+              diskless ? "replicas sockets" : "disk", (int)pid, rioCodecName(codec));
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
         if (l->state == RS_WAIT_BGSAVE_START) replAttachToSnapshot(replicas[j], l);
@@ -559,7 +639,8 @@ static void replSnapshotRelease(void) {
         close(snap.pipe_fd);
         snap.pipe_fd = -1;
     }
-    streamCursorDetach(&snap.cur);
+    spillRelease(snap.spill);
+    snap.spill = NULL;
     snap.active = 0;
 }
 
@@ -765,7 +846,7 @@ void syncCommand(client *c) {
     /* Join a snapshot already being taken if it is a disk one (the file is
      * sent once it is complete); a diskless one has started sending, so
      * this replica waits for the next. */
-    if (snap.active && !snap.diskless) {
+    if (snap.active && !snap.diskless && replAcceptsCodec(l, snap.codec)) {
         replAttachToSnapshot(c, l);
         return;
     }
@@ -1078,6 +1159,8 @@ void replResetBacklog(void) {
 
 void replBeforeSleep(void) {
     replicaBeforeSleep();
+    /* First, so replicas in full sync pin no more than this turn's writes. */
+    spillPumpAll();
     if (nreplicas == 0 && !backlogActive()) return;
     /* Not while writes are paused: the GETACK would move the offset that
      * FAILOVER (or a CLIENT PAUSE user) waits for replicas to reach; it is
@@ -1093,8 +1176,9 @@ void replBeforeSleep(void) {
     for (int j = 0; j < nreplicas; j++) {
         client *c = replicas[j];
         replicaLink *l = c->repl;
-        if (l->state == RS_ONLINE && l->attached && !connHasWriteHandler(c->conn) &&
-            streamCursorOffset(&l->cur) < streamOffset())
+        if (l->state != RS_ONLINE || connHasWriteHandler(c->conn)) continue;
+        if ((l->attached && streamCursorOffset(&l->cur) < streamOffset()) ||
+            (l->spill && !l->wait_first_ack))
             replicaWrite(c);
     }
     backlogTrim();

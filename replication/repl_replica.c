@@ -55,6 +55,7 @@
 #include "repl.h"
 #include "repl_parse.h"
 #include "rdb.h"
+#include "rio_codec.h"
 #include "snapshot.h"
 #include "aof.h"
 #include "child.h"
@@ -107,6 +108,7 @@ static struct {
     long long size;         /* -1: EOF-mark payload */
     long long read;
     char mark[RL_EOF_MARK_LEN];
+    int codec;              /* RIO_CODEC_*: an EOF payload's frame (header line) */
     char tail[RL_EOF_MARK_LEN]; /* last bytes read, to spot the mark */
     size_t taillen;
 } ml = {.tmpfd = -1, .master_db = 0};
@@ -239,8 +241,10 @@ static void replicaSendPsync(void) {
 
 static void replicaSendCapa(void) {
     ml.state = RL_RECEIVE_CAPA;
-    const char *argv[5] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
-    if (replicaSendCommand(5, argv) == -1) replicaLinkFailed("could not send REPLCONF capa");
+    /* cairn-lz4/zstd: we decode a compressed payload (repl-compression);
+     * a Redis primary ignores capabilities it does not know. */
+    const char *argv[9] = {"REPLCONF", "capa", "eof", "capa", "psync2", "capa", "cairn-lz4", "capa", "cairn-zstd"};
+    if (replicaSendCommand(9, argv) == -1) replicaLinkFailed("could not send REPLCONF capa");
 }
 
 static void replicaSendPort(void) {
@@ -390,7 +394,15 @@ static void replicaTransferRead(connection *conn) {
             if (ml.line[0] == '\0') continue; /* keep-alive */
             break;
         }
-        int kind = replParsePayloadHeader(ml.line, &ml.size, ml.mark);
+        /* A file-based load needs no codec: the loader knows the frame by
+         * its magic. Only the socket load uses ml.codec. */
+        int codec = replParsePayloadCodec(ml.line, ml.mark);
+        ml.codec = codec == REPL_PAYLOAD_CODEC_LZ4    ? RIO_CODEC_LZ4
+                   : codec == REPL_PAYLOAD_CODEC_ZSTD ? RIO_CODEC_ZSTD
+                                                      : RIO_CODEC_NONE;
+        ml.size = -1;
+        int kind = codec != REPL_PAYLOAD_CODEC_NONE ? REPL_PAYLOAD_EOF
+                                                    : replParsePayloadHeader(ml.line, &ml.size, ml.mark);
         if (kind == REPL_PAYLOAD_ERROR) {
             char why[RL_LINE_MAX + 64];
             snprintf(why, sizeof(why), "MASTER aborted replication with an error: %.200s", ml.line);
@@ -495,14 +507,29 @@ static void replicaLoadFromSocket(connection *conn) {
     for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory from the socket (%s)",
               backup ? "swapdb" : "on-empty-db");
-    rio r;
+    rio r, framed;
     rioInitWithReader(&r, replicaSocketRead, conn);
     rdbLoadStats st;
     sds err = NULL;
     server.loading = 1;
-    int ret = rdbLoadRio(&r, RDB_LOAD_KEEP_EXPIRED, &st, &err);
+    int ret;
     char mark[RL_EOF_MARK_LEN];
-    if (ret == 0 && (!rioRead(&r, mark, RL_EOF_MARK_LEN) || memcmp(mark, ml.mark, RL_EOF_MARK_LEN))) {
+    if (ml.codec == RIO_CODEC_NONE) {
+        ret = rdbLoadRio(&r, RDB_LOAD_KEEP_EXPIRED, &st, &err);
+        if (ret == 0 && !rioRead(&r, mark, RL_EOF_MARK_LEN)) ret = -2;
+    } else if (!rioInitCodecReaderRio(&framed, &r, ml.codec)) {
+        ret = -1;
+        err = sdsnew("can't set up the payload's decompression");
+    } else {
+        ret = rdbLoadRio(&framed, RDB_LOAD_KEEP_EXPIRED, &st, &err);
+        if (ret == 0 && !rioCodecAtEnd(&framed)) {
+            ret = -1;
+            err = sdsnew("the payload's compressed frame is truncated or corrupt");
+        }
+        if (ret == 0 && !rioCodecReadAfter(&framed, mark, RL_EOF_MARK_LEN)) ret = -2;
+        rioCodecFree(&framed);
+    }
+    if (ret == -2 || (ret == 0 && memcmp(mark, ml.mark, RL_EOF_MARK_LEN))) {
         ret = -1;
         err = sdsnew("the payload does not end with its EOF mark");
     }

@@ -78,6 +78,8 @@ static const configEnum oomEnum[] = {{"no", OOM_SCORE_ADJ_NO}, {"yes", OOM_SCORE
     {"relative", OOM_SCORE_RELATIVE}, {"absolute", OOM_SCORE_ADJ_ABSOLUTE}, {NULL, 0}};
 static const configEnum disklessLoadEnum[] = {{"disabled", REPL_DISKLESS_LOAD_DISABLED},
     {"on-empty-db", REPL_DISKLESS_LOAD_WHEN_DB_EMPTY}, {"swapdb", REPL_DISKLESS_LOAD_SWAPDB}, {NULL, 0}};
+static const configEnum replCompressionEnum[] = {{"no", SNAPSHOT_COMPRESSION_NONE},
+    {"lz4", SNAPSHOT_COMPRESSION_LZ4}, {"zstd", SNAPSHOT_COMPRESSION_ZSTD}, {NULL, 0}};
 static const configEnum propagationEnum[] = {{"ignore", PROPAGATION_ERR_BEHAVIOR_IGNORE},
     {"panic", PROPAGATION_ERR_BEHAVIOR_PANIC},
     {"panic-on-replicas", PROPAGATION_ERR_BEHAVIOR_PANIC_ON_REPLICAS}, {NULL, 0}};
@@ -914,6 +916,7 @@ const directive directives[] = {
     N("repl-diskless-sync-delay", NULL, 0, repl_diskless_sync_delay, 0, INT_MAX, "5"),
     N("repl-diskless-sync-max-replicas", NULL, 0, repl_diskless_sync_max_replicas, 0, INT_MAX, "0"),
     E("repl-diskless-load", NULL, 0, repl_diskless_load, disklessLoadEnum, "disabled"),
+    E("repl-compression", NULL, 0, repl_compression, replCompressionEnum, "no"),
     B("repl-disable-tcp-nodelay", NULL, 0, repl_disable_tcp_nodelay, "no"),
     B("replica-read-only", "slave-read-only", 0, replica_read_only, "yes"),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, replica_serve_stale_data, "yes"),

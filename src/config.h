@@ -253,6 +253,7 @@ typedef struct cairnConfig {
     int repl_diskless_sync_delay;
     int repl_diskless_sync_max_replicas;
     int repl_diskless_load;    /* REPL_DISKLESS_LOAD_* */
+    int repl_compression;      /* SNAPSHOT_COMPRESSION_*: the diskless payload to cairn replicas */
     int repl_disable_tcp_nodelay;
     int replica_read_only;
     int replica_serve_stale_data;

@@ -140,7 +140,8 @@ static void fuzzReplconf(const uint8_t *p, size_t len) {
             CHECK(strlen(val) < 46, "ip-address too long for its buffer");
             break;
         case REPLCONF_CAPA:
-            CHECK((a.capa & ~(REPLCONF_CAPA_EOF | REPLCONF_CAPA_PSYNC2)) == 0, "unknown capa bit");
+            CHECK((a.capa & ~(REPLCONF_CAPA_EOF | REPLCONF_CAPA_PSYNC2 | REPLCONF_CAPA_LZ4 | REPLCONF_CAPA_ZSTD)) == 0,
+                  "unknown capa bit");
             break;
         default:
             CHECK(kind >= REPLCONF_ACK && kind <= REPLCONF_UNKNOWN, "unknown REPLCONF kind");
