@@ -639,7 +639,7 @@ static void replSnapshotRelease(void) {
         close(snap.pipe_fd);
         snap.pipe_fd = -1;
     }
-    spillRelease(snap.spill);
+    if (snap.spill) spillRelease(snap.spill);
     snap.spill = NULL;
     snap.active = 0;
 }
