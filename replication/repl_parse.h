@@ -3,7 +3,8 @@
  * fuzzed on their own (tests/fuzz/fuzz_repl.c).
  *
  *   replica side  (repl_replica.c): the primary's reply to PSYNC and the
- *                 payload's preamble ("$<len>" or "$EOF:<mark>"), and the
+ *                 payload's preamble ("$<len>", "$EOF:<mark>", or from a
+ *                 cairn primary "$EOF:<mark> lz4|zstd"), and the
  *                 sliding tail that spots the EOF mark;
  *   primary side  (repl_primary.c): PSYNC's offset and one REPLCONF
  *                 option/value pair.

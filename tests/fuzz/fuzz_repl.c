@@ -72,6 +72,14 @@ static void fuzzPsyncReply(const char *line) {
 static void fuzzPayloadHeader(const char *line) {
     long long size;
     char mark[REPL_EOF_MARK_LEN];
+    int codec = replParsePayloadCodec(line, mark);
+    if (codec != REPL_PAYLOAD_CODEC_NONE) {
+        const char *name = codec == REPL_PAYLOAD_CODEC_LZ4 ? " lz4" : " zstd";
+        CHECK(codec == REPL_PAYLOAD_CODEC_LZ4 || codec == REPL_PAYLOAD_CODEC_ZSTD, "payload codec");
+        CHECK(!memcmp(line, "$EOF:", 5) && !memcmp(line + 5, mark, REPL_EOF_MARK_LEN) &&
+                  !strcmp(line + 5 + REPL_EOF_MARK_LEN, name),
+              "compressed EOF header");
+    }
     int kind = replParsePayloadHeader(line, &size, mark);
     if (kind == REPL_PAYLOAD_SIZED) {
         CHECK(size >= 0, "negative payload size");
