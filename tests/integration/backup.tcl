@@ -8,7 +8,9 @@
 # not counted by WAIT / min-replicas-to-write nor listed in INFO, writes
 # then FLUSHALL restored to just before it (and to a moment by --at) into
 # both kinds of server through an AOF directory; kill -9 of the tool
-# leaves no gap; a Redis source streamed the same way.
+# leaves no gap; a Redis source streamed the same way. TLS: full and
+# stream from the tls-port of both kinds, restored equal; an untrusted
+# server certificate refused with a clear error.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
 
@@ -469,6 +471,55 @@ test "--encrypt-key: snapshots and segments encrypted at rest; a missing or wron
     assert {![file exists [file join $::cairn(tmp) ebad appendonlydir appendonly.aof.manifest]]} "nothing restored"
     write_bytes $snap $data
     kill_server $p
+}
+
+
+# ---- TLS ----
+
+foreach kind {cairn redis} {
+    test "full and stream over TLS from $kind: verify, restore equal; an untrusted certificate refused" {
+        if {$kind eq "redis" && $ref eq ""} { skip_test "no redis-server" }
+        if {![info exists ::tls_certs]} { source [file join $::cairn_h::root tests helpers tls.tcl] }
+        set bin [expr {$kind eq "redis" ? $ref : $::cairn(server)}]
+        set p [start_tls_server -binary $bin repl-diskless-sync-delay 0 tls-replication yes]
+        set pc [client $p]
+        stream_writes $pc tls 40
+        r $pc DEBUG POPULATE 500 tlspop 20
+        set digest [r $pc DEBUG DIGEST]
+        set tp [dict get $p tls_port]
+        set tls [list --tls --cacert [cert ca.crt] --cert [cert client.crt] --key [cert client.key]]
+        set trepo [file join $::cairn(tmp) trepo-$kind]
+        set out [backup_ok full --server 127.0.0.1:$tp --repo $trepo {*}$tls]
+        assert_match "*full sync from*" $out
+        set id [lindex [backup_ids $trepo] end]
+        assert_equal [total_keys $pc] [manifest_field $trepo $id keys] "manifest key count"
+        backup_ok verify --repo $trepo $id
+        assert_equal $digest [restore_digest $trepo $::cairn(server) --backup $id]
+        # the system's CAs do not know the test CA: refused, and said why
+        lassign [backup_tool full --server 127.0.0.1:$tp --repo $trepo --tls \
+                --cert [cert client.crt] --key [cert client.key]] code out
+        assert_equal 1 $code
+        assert_match "*TLS handshake with 127.0.0.1:$tp failed: the server's certificate is not trusted*" $out
+        # a plain client on the TLS port is no TLS either way
+        lassign [backup_tool full --server 127.0.0.1:$tp --repo $trepo --timeout 3] code out
+        assert_equal 1 $code
+        # --insecure skips the check
+        backup_ok full --server 127.0.0.1:$tp --repo [file join $::cairn(tmp) trepo-ins-$kind] --tls --insecure \
+            --cert [cert client.crt] --key [cert client.key]
+        # stream: attached over TLS, writes archived, restored to the end
+        set srepo [file join $::cairn(tmp) tsrepo-$kind]
+        set ps [dict replace $p port $tp]
+        set pid [stream_start $ps $srepo [file join $::cairn(tmp) stream-tls-$kind.log] {*}$tls]
+        wait_for {[llength [backup_ids $srepo]] == 1} 10000 "the first backup over TLS"
+        stream_writes $pc tls2 60
+        set d2 [r $pc DEBUG DIGEST]
+        stream_caught_up $srepo $pc
+        stream_stop $pid
+        backup_ok verify --repo $srepo
+        assert_equal $d2 [restore_digest $srepo $::cairn(server)] "streamed over TLS, restored"
+        if {$ref ne ""} { assert_equal $d2 [restore_digest $srepo $ref] "into redis-server" }
+        kill_server $p
+    }
 }
 
 finish

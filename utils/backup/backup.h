@@ -16,6 +16,7 @@
  *   stream.c       `stream`: continuous archiving after a backup
  *   replay.c       the archived stream as commands (src/resp.c)
  *   crypt.c        --encrypt-key: AES-256-GCM of stored files
+ *   transport.c    the link's bytes: a plain socket or TLS (--tls ...)
  *   load.c         `restore --to-server`: RESTOREs and commands, pipelined
  *   list.c, prune.c  `list`, `prune`
  *
@@ -45,8 +46,10 @@ int backupArchiveFile(const char *path);
 sds backupFormatTime(double t); /* ISO 8601 UTC with milliseconds */
 
 /* ---- link.c ---- */
+struct ssl_st;
 typedef struct backupLink {
     int fd;
+    struct ssl_st *ssl; /* NULL without --tls; transport.c owns it */
     int timeout_s;
     char replid[41];  /* from +FULLRESYNC */
     long long offset; /* the snapshot's position in the source's stream */
@@ -57,6 +60,20 @@ typedef struct backupLink {
     int continued;        /* +CONTINUE: the stream goes on at psync_offset, no payload */
     int archiver;         /* the source accepted REPLCONF archive-only (cairn) */
 } backupLink;
+
+/* ---- transport.c ---- */
+typedef struct backupTlsOptions {
+    int enabled, insecure; /* --tls, --insecure */
+    const char *cacert, *cacertdir, *cert, *key, *sni;
+} backupTlsOptions;
+/* The process' TLS client context (nothing without --tls). 0 or -1. */
+int backupTlsSetup(const backupTlsOptions *t, sds *err);
+/* TLS on l->fd if set up; 0, or -1 with *err naming what failed. */
+int backupTransportStart(backupLink *l, const char *host, int port, sds *err);
+ssize_t backupTransportRead(backupLink *l, void *buf, size_t len);
+ssize_t backupTransportWrite(backupLink *l, const void *buf, size_t len);
+int backupTransportPending(backupLink *l); /* bytes decrypted but not yet read */
+void backupTransportClose(backupLink *l);
 
 typedef struct backupLinkOptions {
     const char *host;

@@ -10,7 +10,8 @@
  *   cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME |
  *                        --offset N | --before-command NAME] [--force]
  *                        [--redis-compatible]
- *   full and stream also take --archive-cmd 'CMD %f' (backupArchiveFile)
+ *   full and stream also take --archive-cmd 'CMD %f' (backupArchiveFile) and
+ *   --tls [--cacert F] [--cacertdir D] [--cert F --key F] [--sni N] [--insecure]
  *
  * Results go to stdout, log lines (one per step, with the time) and errors
  * to stderr; the exit status is 0 on success, 1 on any failure, 2 on a
@@ -106,7 +107,9 @@ static int backupUsage(void) {
         "[--timeout S] [--json]\n"
         "       cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]\n"
         "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
-        "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file)\n"
+        "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file;\n"
+        "        --tls [--cacert FILE] [--cacertdir DIR] [--cert FILE --key FILE] [--sni NAME]\n"
+        "        [--insecure] connect to a TLS port, as redis-cli does)\n"
         "       (every subcommand: --encrypt-key FILE, 32 bytes or 64 hex digits: AES-256-GCM at "
         "rest)\n"
         "       cairn-backup list    --repo DIR [--json]\n"
@@ -124,6 +127,7 @@ typedef struct backupArgs {
     const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset, *before, *keep_last,
         *keep_within, *to_server, *encrypt_key;
     int timeout, json, force, dry_run;
+    backupTlsOptions tls;
     long long segment_bytes;
     double segment_seconds;
 } backupArgs;
@@ -147,6 +151,11 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
                   {"--keep-within", &a->keep_within},
                   {"--to-server", &a->to_server},
                   {"--encrypt-key", &a->encrypt_key},
+                  {"--cacert", &a->tls.cacert},
+                  {"--cacertdir", &a->tls.cacertdir},
+                  {"--cert", &a->tls.cert},
+                  {"--key", &a->tls.key},
+                  {"--sni", &a->tls.sni},
                   {NULL, NULL}};
     for (int j = 1; j < argc; j++) {
         const char *arg = argv[j];
@@ -167,6 +176,10 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
             a->force = 1;
         else if (!strcmp(arg, "--dry-run"))
             a->dry_run = 1;
+        else if (!strcmp(arg, "--tls"))
+            a->tls.enabled = 1;
+        else if (!strcmp(arg, "--insecure"))
+            a->tls.insecure = 1;
         else if (!strcmp(arg, "--redis-compatible"))
             continue; /* an RDB 10 restore already is */
         else if (!strcmp(arg, "--timeout") && j + 1 < argc)
@@ -215,6 +228,11 @@ int backupMain(int argc, char **argv) {
     if (!a.repo) {
         fprintf(stderr, "cairn-backup: --repo DIR is required\n");
         return backupUsage();
+    }
+    if (backupTlsSetup(&a.tls, &kerr) == -1) {
+        fprintf(stderr, "cairn-backup: %s\n", kerr);
+        sdsfree(kerr);
+        return 2;
     }
     if (!strcmp(a.cmd, "full")) {
         sds host = NULL;

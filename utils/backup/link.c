@@ -17,7 +17,8 @@
  * the payload is taken by the handshake; the payload is read in 64 KB
  * pieces (a primary streams nothing after an EOF mark before the replica's
  * first ACK, so a piece never runs past it). Every read and write is
- * bounded by the link's timeout. */
+ * bounded by the link's timeout. Every byte goes through transport.c
+ * (plain or TLS). */
 #include "backup.h"
 
 #include <errno.h>
@@ -75,7 +76,7 @@ static int linkSendCommand(backupLink *l, int argc, const char **argv, sds *err)
     }
     size_t off = 0;
     while (off < sdslen(s)) {
-        ssize_t n = write(l->fd, s + off, sdslen(s) - off);
+        ssize_t n = backupTransportWrite(l, s + off, sdslen(s) - off);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             *err = sdscatprintf(sdsempty(), "sending %s: %s", argv[0],
@@ -101,7 +102,7 @@ static int linkReadLine(backupLink *l, char *buf, size_t cap, sds *err) {
     size_t len = 0;
     while (1) {
         char ch;
-        ssize_t n = read(l->fd, &ch, 1);
+        ssize_t n = backupTransportRead(l, &ch, 1);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             *err = sdscatprintf(sdsempty(), "reading from the source: %s", linkReadFailure(n));
@@ -142,7 +143,7 @@ static void linkReadVersion(backupLink *l) {
     while (got < len) {
         char buf[4096];
         size_t want = (size_t)(len - got) < sizeof(buf) ? (size_t)(len - got) : sizeof(buf);
-        ssize_t n = read(l->fd, buf, want);
+        ssize_t n = backupTransportRead(l, buf, want);
         if (n <= 0) break;
         body = sdscatlen(body, buf, (size_t)n);
         got += n;
@@ -165,6 +166,7 @@ backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
         free(l);
         return NULL;
     }
+    if (backupTransportStart(l, o->host, o->port, err) == -1) goto fail;
     char line[LINK_LINE_MAX];
     const char *ping[1] = {"PING"};
     if (linkCall(l, 1, ping, line, sizeof(line), err) == -1) goto fail;
@@ -274,7 +276,7 @@ int backupLinkReadPayload(backupLink *l, backupSinkFn *sink, void *ctx, long lon
     while (l->size < 0 || total < l->size) {
         size_t want = LINK_CHUNK;
         if (l->size >= 0 && (long long)want > l->size - total) want = (size_t)(l->size - total);
-        ssize_t n = read(l->fd, buf + held, want);
+        ssize_t n = backupTransportRead(l, buf + held, want);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             *err = sdscatprintf(sdsempty(), "the payload ended after %lld bytes: %s",
@@ -317,6 +319,7 @@ int backupLinkAck(backupLink *l, long long offset) {
 
 void backupLinkClose(backupLink *l) {
     if (!l) return;
+    backupTransportClose(l);
     if (l->fd != -1) close(l->fd);
     free(l);
 }

@@ -80,10 +80,10 @@ static void streamArchive(backupLink *l, const char *repo, const char *timeline,
     }
     while (!stream_stop) {
         struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
-        int r = poll(&pfd, 1, 200);
+        int r = backupTransportPending(l) ? 1 : poll(&pfd, 1, 200);
         double now = backupNow();
         if (r > 0) {
-            ssize_t n = read(l->fd, buf, sizeof(buf));
+            ssize_t n = backupTransportRead(l, buf, sizeof(buf));
             if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
             if (n <= 0) {
                 backupLog("link lost at offset %lld: %s", end,
