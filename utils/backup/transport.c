@@ -94,10 +94,11 @@ int backupTransportStart(backupLink *l, const char *host, int port, sds *err) {
     if (SSL_connect(ssl) != 1) {
         long v = SSL_get_verify_result(ssl);
         if (v != X509_V_OK)
-            *err = sdscatprintf(sdsempty(),
-                                "TLS handshake with %s:%d failed: the server's certificate is not "
-                                "trusted (%s); give its CA with --cacert/--cacertdir, or --insecure",
-                                host, port, X509_verify_cert_error_string(v));
+            *err =
+                sdscatprintf(sdsempty(),
+                             "TLS handshake with %s:%d failed: the server's certificate is not "
+                             "trusted (%s); give its CA with --cacert/--cacertdir, or --insecure",
+                             host, port, X509_verify_cert_error_string(v));
         else
             *err = transportSslError(sdscatprintf(
                 sdsempty(), "TLS handshake with %s:%d failed (is it a TLS port?)", host, port));
@@ -114,20 +115,26 @@ static ssize_t transportSslResult(SSL *ssl, int n) {
     int e = SSL_get_error(ssl, n);
     ERR_clear_error();
     switch (e) {
-    case SSL_ERROR_ZERO_RETURN: return 0;
-    case SSL_ERROR_WANT_READ:
-    case SSL_ERROR_WANT_WRITE: errno = EAGAIN; return -1;
-    case SSL_ERROR_SYSCALL:
-        if (errno == 0) return 0; /* the peer closed without close_notify */
-        return -1;
-    default: errno = EPROTO; return -1;
+        case SSL_ERROR_ZERO_RETURN:
+            return 0;
+        case SSL_ERROR_WANT_READ:
+        case SSL_ERROR_WANT_WRITE:
+            errno = EAGAIN;
+            return -1;
+        case SSL_ERROR_SYSCALL:
+            if (errno == 0) return 0; /* the peer closed without close_notify */
+            return -1;
+        default:
+            errno = EPROTO;
+            return -1;
     }
 }
 
 ssize_t backupTransportRead(backupLink *l, void *buf, size_t len) {
     if (!l->ssl) return read(l->fd, buf, len);
     errno = 0;
-    return transportSslResult(l->ssl, SSL_read(l->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len));
+    return transportSslResult(l->ssl,
+                              SSL_read(l->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len));
 }
 
 ssize_t backupTransportWrite(backupLink *l, const void *buf, size_t len) {
