@@ -909,7 +909,9 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
         } else if (type == RDB_OPCODE_RESIZEDB) {
             uint64_t keys, expires;
             if (rdbReadPlainLen(r, &keys, &why) == -1 || rdbReadPlainLen(r, &expires, &why) == -1) goto fail;
-            dbExpandForLoad(dbid, keys, expires);
+            /* A check keeps nothing: no table to size (and cairn-backup
+             * checks on a thread of its own, away from the keyspace). */
+            if (!(observer && observer->check_only)) dbExpandForLoad(dbid, keys, expires);
             continue;
         } else if (type == RDB_OPCODE_AUX) {
             sds field = rdbLoadSds(r, &why), value = field ? rdbLoadSds(r, &why) : NULL;

@@ -10,7 +10,8 @@
 # both kinds of server through an AOF directory; kill -9 of the tool
 # leaves no gap; a Redis source streamed the same way. TLS: full and
 # stream from the tls-port of both kinds, restored equal; an untrusted
-# server certificate refused with a clear error.
+# server certificate refused with a clear error. A damaged payload from a
+# fake primary (tests/helpers/fake_primary.py) caught while it arrives.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
 
@@ -473,6 +474,26 @@ test "--encrypt-key: snapshots and segments encrypted at rest; a missing or wron
     kill_server $p
 }
 
+
+
+test "a damaged payload is caught while it arrives: exit 1, nothing stored" {
+    if {![file executable /usr/bin/python3]} { skip_test "no python3" }
+    set frepo [file join $::cairn(tmp) frepo]
+    # truncated inside a key; an unknown type byte with 3 MB after it (the
+    # loader stops early while the payload still arrives)
+    foreach {hex junk want} [list [binary encode hex "REDIS0010\xfe\x00\x00\x03foo\x05"] 0 "*Short read*" \
+                                  [binary encode hex "REDIS0010\xfe\x00"] 3000000 "*Unknown RDB opcode or value type 170*"] {
+        set port [::cairn_h::find_port]
+        set fake [exec /usr/bin/python3 [file join $::cairn_h::root tests helpers fake_primary.py] $port $hex $junk &]
+        wait_for {![catch {close [socket 127.0.0.1 $port]}]} 5000 "the fake primary listening"
+        lassign [backup_tool full --server 127.0.0.1:$port --repo $frepo] code out
+        catch {exec kill $fake}
+        assert_equal 1 $code $out
+        assert_match "*the received snapshot does not load: $want" $out
+        assert_equal {} [glob -nocomplain -directory [file join $frepo backups] *] "nothing stored"
+        assert_equal {} [glob -nocomplain -directory [file join $frepo backups] .tmp*] "no leftovers"
+    }
+}
 
 # ---- TLS ----
 

@@ -8,7 +8,8 @@
  *   link.c         the replication client: handshake as a replica, PSYNC,
  *                  the full-sync payload ($<len> or $EOF:<mark>)
  *   repo.c         the repository layout, manifests, SHA-256, atomic files
- *   full.c         `full`: the payload into a zstd file, counted by the loader
+ *   full.c         `full`: the payload into a zstd file, hashed, checked
+ *   check.c        the check-only loader: a file, or a payload as it arrives
  *   verify.c       `verify` (and the checks restore shares)
  *   restore.c      `restore`: a snapshot (+ the archived stream) back into a
  *                  data directory
@@ -154,6 +155,13 @@ void shaOf(const void *buf, size_t len, char hex[65]);
  * caller frees). 0 or -1 with *err. */
 int shaFile(const char *path, char hex[65], long long *size, char (**blocks)[65], int *nblocks,
             sds *err);
+/* The same digests over bytes fed in order (a file as it is written). */
+typedef struct fileHasher fileHasher;
+fileHasher *fileHasherNew(void);
+void fileHasherUpdate(fileHasher *h, const void *buf, size_t len);
+/* Frees h; *blocks as for shaFile (NULL blocks: not wanted). */
+void fileHasherFinal(fileHasher *h, char hex[65], long long *size, char (**blocks)[65],
+                     int *nblocks);
 
 /* Write `len` bytes as `path` atomically: temp file, fsync, rename, fsync
  * of the directory. 0 or -1 with *err. */
@@ -240,7 +248,7 @@ typedef struct backupStreamOptions {
 } backupStreamOptions;
 int backupStream(const backupStreamOptions *o);
 
-/* ---- full.c, verify.c, restore.c ---- */
+/* ---- check.c (full.c, verify.c, restore.c) ---- */
 typedef struct backupCounts {
     long long keys, expires;
     long long keys_db[BACKUP_MAX_DBS];
@@ -257,6 +265,13 @@ struct rdbLoadStats;
 typedef void backupKeyFn(void *ctx, size_t offset, int dbid, int rdbtype, sds key, struct robj *val,
                          long long expire);
 int backupScanFile(const char *path, backupKeyFn *fn, void *ctx, struct rdbLoadStats *st, sds *err);
+/* The check of a snapshot as its bytes arrive (a loader thread on a pipe):
+ * checkStart, checkFeed with every byte in order, checkFinish (frees it;
+ * 0 with *out, or -1 with *err). */
+typedef struct backupChecker backupChecker;
+backupChecker *checkStart(sds *err);
+void checkFeed(backupChecker *c, const void *buf, size_t len);
+int checkFinish(backupChecker *c, backupCounts *out, sds *err);
 
 extern int backup_json; /* --json: machine-readable results */
 int backupFull(const backupLinkOptions *o, const char *repo);

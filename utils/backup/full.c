@@ -1,13 +1,15 @@
 /* full: `cairn-backup full`, one consistent snapshot of a source.
  *
- * The source's full-sync payload (link.c) goes byte for byte through a
- * zstd rio (rio_codec.c, the frame the server's loader reads) into
- * backups/.tmp-ID/snapshot.rdb.zst, hashed on the way (rdb-sha256). The
- * file is fsynced and then loaded by the server's own loader in check-only
- * mode (backupCountFile: every key decoded and freed, nothing kept), which
- * both proves it is sound and gives the key counts; then the stored file
- * is hashed per block, the manifest written, and the directory renamed
- * into place (repo.c describes the layout and the crash safety). */
+ * The source's full-sync payload (link.c) goes byte for byte three ways as
+ * it arrives: into the payload's SHA-256 (rdb-sha256), into a zstd rio
+ * (rio_codec.c, the frame the server's loader reads) writing
+ * backups/.tmp-ID/snapshot.rdb.zst through a file rio that hashes what it
+ * writes (file-sha256, the per-block digests), and into check.c's loader
+ * thread (check-only: every key decoded and freed, nothing kept), which
+ * proves the snapshot sound and counts its keys. So when the last byte is
+ * in, only the fsync, the manifest and the rename into place are left
+ * (repo.c describes the layout and the crash safety). With --encrypt-key
+ * the file is encrypted and then hashed. */
 #include "backup.h"
 #include "object.h"
 #include "rdb.h"
@@ -22,42 +24,25 @@
 #include <time.h>
 #include <unistd.h>
 
-static void countKey(void *ctx, size_t offset, int dbid, int rdbtype, sds key, robj *val,
-                     long long expire) {
-    (void)offset, (void)rdbtype, (void)key;
-    backupCounts *c = ctx;
-    c->keys++;
-    if (dbid >= 0 && dbid < BACKUP_MAX_DBS) c->keys_db[dbid]++;
-    if (val->type < BACKUP_TYPES) c->keys_type[val->type]++;
-    if (expire != -1) c->expires++;
-}
+/* The zstd writer's target: a file rio whose bytes are also hashed as
+ * they go (file-sha256 and the per-block digests), so the stored file is
+ * never read back. `r` first: the rio callbacks get &r. */
+typedef struct fullFileRio {
+    rio r;
+    size_t (*file_write)(rio *r, const void *buf, size_t len);
+    fileHasher *hash;
+} fullFileRio;
 
-static void countAux(void *ctx, size_t offset, sds field, sds value) {
-    (void)ctx, (void)offset, (void)field, (void)value;
-}
-
-int backupScanFile(const char *path, backupKeyFn *fn, void *ctx, rdbLoadStats *st, sds *err) {
-    rdbLoadObserver obs = {.aux = countAux, .key = fn, .ctx = ctx, .check_only = 1};
-    rdbLoadSetObserver(&obs);
-    memset(st, 0, sizeof(*st));
-    int ret = rdbLoadFile(path, 0, st, err);
-    rdbLoadSetObserver(NULL);
-    if (ret == 1) *err = sdscatprintf(sdsempty(), "%s does not exist", path);
-    return ret == 0 ? 0 : -1;
-}
-
-int backupCountFile(const char *path, backupCounts *c, sds *err) {
-    memset(c, 0, sizeof(*c));
-    rdbLoadStats st;
-    int ret = backupScanFile(path, countKey, c, &st, err);
-    c->rdb_version = st.version;
-    c->stream_db = st.has_repl && st.repl.stream_db >= 0 ? st.repl.stream_db : 0;
-    return ret;
+static size_t fullFileWrite(rio *r, const void *buf, size_t len) {
+    fullFileRio *f = (fullFileRio *)r;
+    if (f->hash) fileHasherUpdate(f->hash, buf, len);
+    return f->file_write(r, buf, len);
 }
 
 typedef struct fullSink {
     rio *r;
     backupSha *sha;
+    backupChecker *check;
     long long bytes, total;
     double last_log, started;
 } fullSink;
@@ -65,6 +50,7 @@ typedef struct fullSink {
 static int fullSinkWrite(void *ctx, const void *buf, size_t len) {
     fullSink *s = ctx;
     shaUpdate(s->sha, buf, len);
+    checkFeed(s->check, buf, len);
     s->bytes += (long long)len;
     double now = backupNow();
     backupProgress("snapshot", s->bytes, s->total, s->started);
@@ -93,23 +79,36 @@ static sds fullMakeId(const char *repo, double t) {
     }
 }
 
-/* Receive the payload into `path` (zstd). 0 or -1 with *err. */
-static int fullReceive(backupLink *l, const char *path, backupManifest *m, sds *err) {
+/* Receive the payload into `path` (zstd), hashing the payload and the
+ * file and checking and counting the snapshot on the way (check.c), so the
+ * work is done when the last byte is in. With --encrypt-key the file is
+ * hashed after its encryption instead. 0 or -1 with *err. */
+static int fullReceive(backupLink *l, const char *path, backupManifest *m, backupCounts *c,
+                       sds *err) {
     FILE *fp = fopen(path, "w");
     if (!fp) {
         *err = sdscatprintf(sdsempty(), "creating %s: %s", path, strerror(errno));
         return -1;
     }
-    rio file, z;
-    rioInitWithFile(&file, fp);
-    rioSetAutoSync(&file, 32 * 1024 * 1024);
-    if (!rioInitCodecWriter(&z, &file, RIO_CODEC_ZSTD)) {
-        fclose(fp);
+    fullFileRio file;
+    rioInitWithFile(&file.r, fp);
+    rioSetAutoSync(&file.r, 32 * 1024 * 1024);
+    file.file_write = file.r.write_fn;
+    file.r.write_fn = fullFileWrite;
+    file.hash = cryptKeyId() ? NULL : fileHasherNew();
+    rio z;
+    backupChecker *check = NULL;
+    if (!rioInitCodecWriter(&z, &file.r, RIO_CODEC_ZSTD)) {
         *err = sdsnew("cannot set up zstd compression");
-        return -1;
+        goto fail;
+    }
+    if (!(check = checkStart(err))) {
+        rioCodecFree(&z);
+        goto fail;
     }
     fullSink sink = {.r = &z,
                      .sha = shaNew(),
+                     .check = check,
                      .last_log = backupNow(),
                      .started = backupNow(),
                      .total = l->size};
@@ -123,8 +122,21 @@ static int fullReceive(backupLink *l, const char *path, backupManifest *m, sds *
         *err = sdscatprintf(sdsempty(), "writing %s: %s", path, strerror(errno));
         ret = -1;
     }
+    sds e = NULL;
+    int checked = checkFinish(check, c, &e);
+    if (ret == 0 && checked == -1) {
+        *err = sdscatprintf(sdsempty(), "the received snapshot does not load: %s", e);
+        ret = -1;
+    }
+    sdsfree(e);
+    if (file.hash)
+        fileHasherFinal(file.hash, m->file_sha256, &m->file_bytes, &m->block_sha256, &m->nblocks);
     fclose(fp);
     return ret;
+fail:
+    if (file.hash) fileHasherFinal(file.hash, m->file_sha256, &m->file_bytes, NULL, NULL);
+    fclose(fp);
+    return -1;
 }
 
 static void fullPrint(const backupManifest *m, int json) {
@@ -164,15 +176,10 @@ int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds
         *err = sdscatprintf(sdsempty(), "creating %s: %s", tmpdir, strerror(errno));
         goto done;
     }
-    if (fullReceive(l, snap, &m, err) == -1) goto done;
-    backupLog("received the snapshot: %lld bytes; loading it to check and count it", m.rdb_bytes);
     backupCounts c;
-    sds e = NULL;
-    if (backupCountFile(snap, &c, &e) == -1) {
-        *err = sdscatprintf(sdsempty(), "the received snapshot does not load: %s", e);
-        sdsfree(e);
-        goto done;
-    }
+    if (fullReceive(l, snap, &m, &c, err) == -1) goto done;
+    backupLog("received the snapshot: %lld bytes, checked and counted on the way: %lld keys",
+              m.rdb_bytes, c.keys);
     m.rdb_version = c.rdb_version;
     m.stream_db = c.stream_db;
     m.keys = c.keys;
@@ -182,9 +189,9 @@ int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds
     if (cryptKeyId()) {
         if (cryptEncryptInPlace(snap, err) == -1) goto done;
         memcpy(m.enc_keyid, cryptKeyId(), 17);
+        if (shaFile(snap, m.file_sha256, &m.file_bytes, &m.block_sha256, &m.nblocks, err) == -1)
+            goto done;
     }
-    if (shaFile(snap, m.file_sha256, &m.file_bytes, &m.block_sha256, &m.nblocks, err) == -1)
-        goto done;
     m.finished = backupNow();
     text = manifestFormat(&m);
     if (repoWriteFileAtomic(mpath, text, sdslen(text), err) == -1) goto done;

@@ -65,6 +65,56 @@ void shaOf(const void *buf, size_t len, char hex[65]) {
     shaFinal(s, hex);
 }
 
+struct fileHasher {
+    backupSha *whole, *block;
+    size_t in_block; /* bytes of the current block so far */
+    char (*blocks)[65];
+    int nblocks;
+    long long size;
+};
+
+fileHasher *fileHasherNew(void) {
+    fileHasher *h = calloc(1, sizeof(*h));
+    h->whole = shaNew();
+    return h;
+}
+
+static void fileHasherEndBlock(fileHasher *h) {
+    h->blocks = realloc(h->blocks, sizeof(*h->blocks) * (size_t)(h->nblocks + 1));
+    shaFinal(h->block, h->blocks[h->nblocks++]);
+    h->block = NULL;
+    h->in_block = 0;
+}
+
+void fileHasherUpdate(fileHasher *h, const void *buf, size_t len) {
+    const char *p = buf;
+    shaUpdate(h->whole, p, len);
+    h->size += (long long)len;
+    while (len) {
+        if (!h->block) h->block = shaNew();
+        size_t n = BACKUP_BLOCK - h->in_block;
+        if (n > len) n = len;
+        shaUpdate(h->block, p, n);
+        h->in_block += n;
+        p += n, len -= n;
+        if (h->in_block == BACKUP_BLOCK) fileHasherEndBlock(h);
+    }
+}
+
+void fileHasherFinal(fileHasher *h, char hex[65], long long *size, char (**blocks)[65],
+                     int *nblocks) {
+    if (h->block) fileHasherEndBlock(h);
+    shaFinal(h->whole, hex);
+    *size = h->size;
+    if (blocks) {
+        *blocks = h->blocks;
+        *nblocks = h->nblocks;
+    } else {
+        free(h->blocks);
+    }
+    free(h);
+}
+
 int shaFile(const char *path, char hex[65], long long *size, char (**blocks)[65], int *nblocks,
             sds *err) {
     FILE *fp = fopen(path, "r");
@@ -73,20 +123,15 @@ int shaFile(const char *path, char hex[65], long long *size, char (**blocks)[65]
         return -1;
     }
     static char buf[BACKUP_BLOCK];
-    backupSha *whole = shaNew();
-    char(*b)[65] = NULL;
-    int nb = 0;
-    long long total = 0;
+    fileHasher *h = fileHasherNew();
     size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) {
-        shaUpdate(whole, buf, n);
-        b = realloc(b, sizeof(*b) * (size_t)(nb + 1));
-        shaOf(buf, n, b[nb++]);
-        total += (long long)n;
-    }
+    while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) fileHasherUpdate(h, buf, n);
     int bad = ferror(fp);
     fclose(fp);
-    shaFinal(whole, hex);
+    long long total;
+    char(*b)[65] = NULL;
+    int nb = 0;
+    fileHasherFinal(h, hex, &total, &b, &nb);
     if (bad) {
         free(b);
         *err = sdscatprintf(sdsempty(), "%s: read error at offset %lld", path, total);

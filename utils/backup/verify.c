@@ -3,7 +3,7 @@
  * For each backup: the manifest's own SHA-256 (repo.c, while parsing),
  * then the stored file's size and the SHA-256 of every BACKUP_BLOCK bytes
  * against the manifest, then a load of the whole snapshot by the server's
- * loader in check-only mode (full.c's backupCountFile) whose key counts
+ * loader in check-only mode (check.c's backupCountFile) whose key counts
  * must equal the manifest's. The first failure ends the run: it names the
  * file and the byte offset (of the first bad block in the stored file, and
  * the loader's own offset inside the RDB when it fails too). Then the
