@@ -27,10 +27,12 @@
  *    tlsProcessPending (before the loop sleeps) calls their read handlers;
  *  - serving: the pending list being served in that pass.
  *
- * The hot path: a successful SSL_read costs one SSL_pending call only when
- * it filled the buffer (a short read drained the record), and the OpenSSL
- * error queue is emptied only after an error was reported (tls.c keeps the
- * same rule), never before each call.
+ * The hot path: contexts read ahead (tls.c), so one read(2) per readable
+ * event serves every record that arrived; SSL_has_pending, a field check,
+ * says whether another record is already in memory (SSL_pending would
+ * count only the current record's decrypted bytes and miss raw ones). The
+ * OpenSSL error queue is emptied only after an error was reported (tls.c
+ * keeps the same rule), never before each call.
  *
  * Ownership: the connection owns its fd and SSL; connClose frees both. */
 #include "conn.h"
@@ -65,6 +67,7 @@
 #define TLS_LINGER_ON_CLOSE  (1 << 4) /* a failed handshake: close gracefully */
 #define TLS_LINGERING        (1 << 5) /* closed by its owner, draining the peer's input */
 #define TLS_OUTBOUND         (1 << 6) /* made by connConnect: we are the TLS client */
+#define TLS_READ_DEFERRED    (1 << 7) /* tlsRead returned bytes; its end/error comes next */
 /* How long a failed handshake's socket is drained before it is closed. */
 #define TLS_LINGER_MS 2000
 
@@ -77,6 +80,7 @@ typedef struct tlsConn {
     long long hs_start_ms;
     connCallback hs_done;
     char *error; /* outbound: why it failed (owned), for connLastError */
+    int deferred_errno; /* TLS_READ_DEFERRED: 0 = end of stream, else the error */
     struct tlsConn *prev, *next, **list;
 } tlsConn;
 
@@ -261,19 +265,47 @@ static ssize_t tlsIoFailed(tlsConn *t, int r, int writing) {
     }
 }
 
+/* With read-ahead (tls.c) one read(2) takes in whatever the socket holds,
+ * possibly several records; SSL_read hands out one record at a time, so the
+ * buffer is filled from the records already in memory before returning.
+ * SSL_has_pending (decrypted or still raw bytes) decides, without touching
+ * the socket: the only syscall is the first SSL_read's. */
 static ssize_t tlsRead(connection *conn, void *buf, size_t len) {
     tlsConn *t = (tlsConn *)conn;
     if (len == 0) return 0;
-    int r = SSL_read(t->ssl, buf, len > INT32_MAX ? INT32_MAX : (int)len);
+    if (t->flags & TLS_READ_DEFERRED) {
+        t->flags &= ~TLS_READ_DEFERRED;
+        if (!t->deferred_errno) return 0;
+        errno = t->deferred_errno;
+        return -1;
+    }
+    if (len > INT32_MAX) len = INT32_MAX;
+    int r = SSL_read(t->ssl, buf, (int)len);
     if (r <= 0) return tlsIoFailed(t, r, 0);
     if (t->flags & TLS_READ_WANTS_WRITE) {
         t->flags &= ~TLS_READ_WANTS_WRITE;
         tlsUpdateEvents(t);
     }
-    /* A short read emptied OpenSSL's record; a full one may have left
-     * bytes that only the pending list will bring back. */
-    if ((size_t)r == len && !t->list && SSL_pending(t->ssl) > 0) tlsListAdd(t, &pending);
-    return r;
+    size_t got = (size_t)r;
+    while (got < len && SSL_has_pending(t->ssl)) {
+        r = SSL_read(t->ssl, (char *)buf + got, (int)(len - got));
+        if (r <= 0) {
+            /* A wait only sets its want-flag. An end or an error is kept
+             * for the next call, after the caller used these bytes; the
+             * pending list makes sure that call comes. */
+            ssize_t end = tlsIoFailed(t, r, 0);
+            if (end == -1 && errno == EAGAIN) break;
+            t->flags |= TLS_READ_DEFERRED;
+            t->deferred_errno = end == 0 ? 0 : errno;
+            if (!t->list) tlsListAdd(t, &pending);
+            return (ssize_t)got;
+        }
+        got += (size_t)r;
+    }
+    /* A full buffer may have left bytes that epoll will never announce:
+     * the pending list brings them back before the loop sleeps. */
+    if (got == len && !t->list && SSL_has_pending(t->ssl)) tlsListAdd(t, &pending);
+    return (ssize_t)got;
 }
 
 static ssize_t tlsWrite(connection *conn, const void *buf, size_t len) {
@@ -312,7 +344,7 @@ static int tlsSetReadHandler(connection *conn, connCallback cb) {
     conn->read_handler = cb;
     tlsUpdateEvents(t);
     /* Bytes already decrypted are not announced by epoll. */
-    if (cb && !t->list && !(t->flags & TLS_HANDSHAKING) && SSL_pending(t->ssl) > 0)
+    if (cb && !t->list && !(t->flags & TLS_HANDSHAKING) && SSL_has_pending(t->ssl))
         tlsListAdd(t, &pending);
     return conn->state == CONN_STATE_ERROR ? C_ERR : C_OK;
 }
