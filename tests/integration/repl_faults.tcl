@@ -5,6 +5,7 @@
 # (partially when the backlog covers the gap), and ends with the primary's
 # dataset (DEBUG DIGEST); sync_full on the primary stays bounded, so no
 # fault turns into a resync loop. The many-rounds variant is tagged slow.
+# runner-timeout: 1200
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
 source [file join [file dirname [info script]] .. helpers repl.tcl]

@@ -8,6 +8,7 @@
 # given the same certificates where Redis behaves the same (it never
 # abandons a stalled handshake).
 
+# runner-timeout: 1200
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers tls.tcl]
 
