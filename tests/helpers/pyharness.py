@@ -67,6 +67,15 @@ def skip_script(name, reason):
     sys.exit(0)
 
 
+def host_port(extra=""):
+    """HOST and PORT from the command line (what clients.tcl passes first);
+    exits with a usage line (EXTRA names any further arguments) if absent."""
+    if len(sys.argv) < 3:
+        sys.stderr.write("usage: %s HOST PORT%s\n" % (sys.argv[0], extra))
+        sys.exit(2)
+    return sys.argv[1], int(sys.argv[2])
+
+
 def main(before_each, after_each=None, at_end=None, brief=(AssertionError,)):
     """Runs every registered test in order and prints one line per test and
     the summary line; returns the exit status (1 if anything failed).

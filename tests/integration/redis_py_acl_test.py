@@ -23,12 +23,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     pyharness.skip_script("redis-py", "cannot import redis: %s" % exc)
 
-if len(sys.argv) < 3:
-    sys.stderr.write("usage: %s HOST PORT\n" % sys.argv[0])
-    sys.exit(2)
-
-HOST = sys.argv[1]
-PORT = int(sys.argv[2])
+HOST, PORT = pyharness.host_port()
 R = redis.Redis(host=HOST, port=PORT, decode_responses=True, socket_timeout=10)
 raises = pyharness.raiser()
 

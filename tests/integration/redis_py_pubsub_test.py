@@ -31,12 +31,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     pyharness.skip_script("redis-py pubsub", "cannot import redis: %s" % exc)
 
-if len(sys.argv) < 3:
-    sys.stderr.write("usage: %s HOST PORT\n" % sys.argv[0])
-    sys.exit(2)
-
-HOST = sys.argv[1]
-PORT = int(sys.argv[2])
+HOST, PORT = pyharness.host_port()
 DB = 12
 OTHER_DB = 13
 TIMEOUT = 5.0          # seconds to wait for a message that must come

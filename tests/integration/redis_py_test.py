@@ -27,12 +27,7 @@ try:
 except ImportError as exc:  # pragma: no cover
     pyharness.skip_script("redis-py", "cannot import redis: %s" % exc)
 
-if len(sys.argv) < 3:
-    sys.stderr.write("usage: %s HOST PORT [UNIX_SOCKET_PATH]\n" % sys.argv[0])
-    sys.exit(2)
-
-HOST = sys.argv[1]
-PORT = int(sys.argv[2])
+HOST, PORT = pyharness.host_port(' [UNIX_SOCKET_PATH]')
 SOCK = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else None
 DB = 9
 OTHER_DB = 10
