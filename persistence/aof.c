@@ -291,10 +291,22 @@ static void aofDeleteHistory(aofManifest *am) {
 
 /* ---- the base file (start-up and the rewrite child) ---- */
 
+/* One FUNCTION LOAD <code> (the libraries come before the keys, as in
+ * Redis' rewrite). */
+static int aofEmitFunctionLoad(void *ctx, const char *code, size_t len) {
+    sds cmd = sdscatprintf(sdsempty(), "*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n$%zu\r\n", len);
+    cmd = sdscatlen(cmd, code, len);
+    cmd = sdscatlen(cmd, "\r\n", 2);
+    int ok = rioWrite(ctx, cmd, sdslen(cmd));
+    sdsfree(cmd);
+    return ok ? 0 : -1;
+}
+
 /* The dataset as RESTORE commands (aof-use-rdb-preamble no): every type in
  * one short path, replayed by Redis 7.0 and cairn alike. */
 static int aofWriteCommandsBase(rio *r) {
     long long now = mstime();
+    if (rdbFunctionsEach(aofEmitFunctionLoad, r) == -1) return -1;
     for (int j = 0; j < dbCount(); j++) {
         dict *d = dbKeysDict(j), *expires = dbExpiresDict(j);
         if (dictSize(d) == 0) continue;

@@ -21,4 +21,11 @@ sds dumpPayloadCreate(robj *o);
  * frees *err. */
 robj *dumpPayloadLoad(const char *p, size_t len, int skip_crc, sds *err);
 
+/* FUNCTION DUMP: a FUNCTION2 record per library, then the same footer. */
+sds dumpFunctionsCreate(void);
+/* FUNCTION RESTORE: checks the footer and splits the records into the
+ * libraries' code: their count, with *codes a zmalloc'd array of sds the
+ * caller frees (each, then the array); or -1 with *err, the error reply. */
+int dumpFunctionsParse(const char *p, size_t len, int skip_crc, sds **codes, sds *err);
+
 #endif

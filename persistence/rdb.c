@@ -291,6 +291,29 @@ static void rdbKeySaveDelay(void) {
 static rdbReplInfoFn *repl_info_source;
 void rdbSetReplInfoSource(rdbReplInfoFn *fn) { repl_info_source = fn; }
 
+static const rdbFunctionsStore *functions_store;
+void rdbSetFunctionsStore(const rdbFunctionsStore *store) { functions_store = store; }
+sds rdbFunctionsLoad(const char *code, size_t len, int replace) {
+    return functions_store ? functions_store->load(code, len, replace) : sdsnew("this program keeps no functions");
+}
+void rdbFunctionsClear(void) {
+    if (functions_store) functions_store->clear();
+}
+
+static int rdbEmitFunction(void *ctx, const char *code, size_t len) {
+    rio *r = ctx;
+    if (rdbSaveType(r, RDB_OPCODE_FUNCTION2) == -1) return -1;
+    return rdbSaveRawString(r, (const unsigned char *)code, len);
+}
+
+int rdbFunctionsEach(int (*emit)(void *ctx, const char *code, size_t len), void *ctx) {
+    return functions_store ? functions_store->each(emit, ctx) : 0;
+}
+
+int rdbSaveFunctions(rio *r) {
+    return rdbFunctionsEach(rdbEmitFunction, r);
+}
+
 static rdbSaveProgressFn *save_progress;
 void rdbSaveSetProgress(rdbSaveProgressFn *fn) { save_progress = fn; }
 #define RDB_SAVE_PROGRESS_KEYS 64
@@ -314,6 +337,7 @@ int rdbSaveRio(rio *r, long long *keys, int aof_base) {
          rdbSaveAuxInt(r, "repl-offset", ri.offset) == -1))
         return -1;
     if (rdbSaveAuxInt(r, "aof-base", aof_base ? 1 : 0) == -1) return -1;
+    if (rdbSaveFunctions(r) == -1) return -1;
     for (int j = 0; j < dbCount(); j++) {
         dict *d = dbKeysDict(j), *expires = dbExpiresDict(j);
         if (dictSize(d) == 0) continue;

@@ -120,6 +120,31 @@ typedef struct rdbReplInfo {
 typedef int rdbReplInfoFn(rdbReplInfo *out);
 void rdbSetReplInfoSource(rdbReplInfoFn *fn);
 
+/* Redis Functions libraries, one FUNCTION2 record (the library's whole
+ * code, shebang line included) each: the server registers its library
+ * store, so this code depends on no scripting module. */
+typedef struct rdbFunctionsStore {
+    /* Call emit(ctx, code, len) for each library in turn; -1 as soon as
+     * emit returns -1, else 0. */
+    int (*each)(int (*emit)(void *ctx, const char *code, size_t len), void *ctx);
+    /* Create a library from its code; replace: one of the same name goes.
+     * NULL, or the error (the caller frees it). */
+    sds (*load)(const char *code, size_t len, int replace);
+    /* Drop every library (a load that replaces the whole dataset). */
+    void (*clear)(void);
+} rdbFunctionsStore;
+void rdbSetFunctionsStore(const rdbFunctionsStore *store);
+/* One FUNCTION2 record per library (rdbSaveRio's, FUNCTION DUMP's). */
+int rdbSaveFunctions(rio *r);
+/* Through the registered store (rdb_load.c, dump.c, the AOF rewrite). */
+int rdbFunctionsEach(int (*emit)(void *ctx, const char *code, size_t len), void *ctx);
+sds rdbFunctionsLoad(const char *code, size_t len, int replace);
+/* Drop the libraries before a load that replaces the dataset. */
+void rdbFunctionsClear(void);
+/* One string as rdbSaveRawString wrote it (LZF and integer forms too);
+ * NULL with *err set on a short or corrupt read. */
+sds rdbLoadSdsString(rio *r, sds *err);
+
 typedef struct rdbLoadStats {
     long long keys_loaded;
     long long keys_expired;
@@ -127,6 +152,7 @@ typedef struct rdbLoadStats {
     int version;
     long long rdb_used_mem; /* the file's used-mem AUX field, 0 until seen */
     int has_repl;           /* repl-id and repl-offset were both present */
+    long long functions;    /* FUNCTION2 records read */
     rdbReplInfo repl;
 } rdbLoadStats;
 
@@ -154,6 +180,8 @@ void rdbLoadSetProgress(rdbLoadProgressFn *fn);
 typedef struct rdbLoadObserver {
     void (*aux)(void *ctx, size_t offset, sds field, sds value);
     void (*key)(void *ctx, size_t offset, int dbid, int rdbtype, sds key, robj *val, long long expire);
+    /* A FUNCTION2 record: a library's code (NULL: not watched). */
+    void (*function)(void *ctx, size_t offset, sds code);
     void *ctx;
     int check_only;
 } rdbLoadObserver;

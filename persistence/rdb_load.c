@@ -247,6 +247,7 @@ short_read:
 }
 
 static sds rdbLoadSds(rio *r, sds *err) { return rdbLoadString(r, RDB_LOAD_SDS, NULL, err); }
+sds rdbLoadSdsString(rio *r, sds *err) { return rdbLoadSds(r, err); }
 /* Database keys and set members: the same sds form SET and SADD create, so
  * a loaded dataset takes the memory the same commands would. */
 static sds rdbLoadKeySds(rio *r, sds *err) { return rdbLoadString(r, RDB_LOAD_KEY, NULL, err); }
@@ -930,14 +931,20 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
             rdbSetError(&why, "The RDB file contains module auxiliary data: cairn has no modules");
             goto fail;
         } else if (type == RDB_OPCODE_FUNCTION2) {
-            /* A library's code, one string: skipped (with a warning) until
-             * cairn has functions, so a Redis 7 dump that holds some still
-             * loads its data. */
             sds code = rdbLoadSds(r, &why);
             if (!code) goto fail;
-            serverLog(LL_WARNING, "The RDB file holds a Redis Functions library (%zu bytes of code): "
-                                  "skipped, cairn does not run functions yet", sdslen(code));
+            stats->functions++;
+            if (observer && observer->function) observer->function(observer->ctx, r->processed_bytes, code);
+            sds ferr = NULL;
+            if (!(observer && observer->check_only)) {
+                ferr = rdbFunctionsLoad(code, sdslen(code), (flags & RDB_LOAD_REPLACE) != 0);
+            }
             sdsfree(code);
+            if (ferr) {
+                rdbSetError(&why, "Failed loading a function library: %s", ferr);
+                sdsfree(ferr);
+                goto fail;
+            }
             continue;
         } else if (type == RDB_OPCODE_FUNCTION_PRE_GA) {
             rdbSetError(&why, "The RDB file holds functions in the Redis 7.0 release-candidate format: not supported");

@@ -410,6 +410,7 @@ void rdbDebugReload(client *c) {
     if (flags & RDB_LOAD_REPLACE) flush = 0;
     if (flush) {
         dbEmpty(-1, 0);
+        rdbFunctionsClear();
         for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     }
     if (rdbLoadLogged(flags, 0) != 0) {

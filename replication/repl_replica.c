@@ -504,6 +504,8 @@ static void replicaLoadFromSocket(connection *conn) {
     replDisconnectReplicas();
     dbBackup *backup = cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ? dbBackupTake() : NULL;
     if (!backup) dbEmpty(-1, cfg.replica_lazy_flush);
+    /* The primary's libraries replace ours (swapdb keeps only the keys aside). */
+    rdbFunctionsClear();
     for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory from the socket (%s)",
               backup ? "swapdb" : "on-empty-db");
@@ -572,6 +574,7 @@ static void replicaLoadTransfer(connection *conn) {
     replDisconnectReplicas();
     connSetReadHandler(conn, NULL);
     dbEmpty(-1, cfg.replica_lazy_flush);
+    rdbFunctionsClear(); /* the primary's libraries replace ours */
     for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory");
     rdbLoadStats st;

@@ -29,6 +29,7 @@
 #include "latency.h"
 #include "t_bits.h"
 #include "script.h"
+#include "function.h"
 #include "t_hash.h"
 #include "t_list.h"
 #include "t_set.h"
@@ -238,6 +239,18 @@ static cairnCommand scriptSubcommands[] = {
     CMD("load", scriptCommand, 3, NS | S, ACL_CAT_SCRIPTING, 0, 0, 0, "Load the specified Lua script into the script cache.", "2.6.0", "scripting", TIPS("request_policy:all_nodes response_policy:all_succeeded")),
     END};
 
+static cairnCommand functionSubcommands[] = {
+    CMD("delete", functionCommand, 3, W | NS, ACL_CAT_WRITE | ACL_CAT_SCRIPTING, 0, 0, 0, "Delete a function by name", "7.0.0", "scripting", TIPS("request_policy:all_shards response_policy:all_succeeded")),
+    CMD("dump", functionCommand, 2, NS, ACL_CAT_SCRIPTING, 0, 0, 0, "Dump all functions into a serialized binary payload", "7.0.0", "scripting"),
+    CMD("flush", functionCommand, -2, W | NS, ACL_CAT_WRITE | ACL_CAT_SCRIPTING, 0, 0, 0, "Deleting all functions", "7.0.0", "scripting", TIPS("request_policy:all_shards response_policy:all_succeeded")),
+    CMD("help", functionCommand, 2, L | S, ACL_CAT_SCRIPTING, 0, 0, 0, "Show helpful text about the different subcommands", "7.0.0", "scripting"),
+    CMD("kill", functionCommand, 2, NS | AB, ACL_CAT_SCRIPTING, 0, 0, 0, "Kill the function currently in execution.", "7.0.0", "scripting", TIPS("request_policy:all_shards response_policy:one_succeeded")),
+    CMD("list", functionCommand, -2, NS, ACL_CAT_SCRIPTING, 0, 0, 0, "List information about all the functions", "7.0.0", "scripting", TIPS("nondeterministic_output_order")),
+    CMD("load", functionCommand, -3, W | M | NS, ACL_CAT_WRITE | ACL_CAT_SCRIPTING, 0, 0, 0, "Create a function with the given arguments (name, code, description)", "7.0.0", "scripting", TIPS("request_policy:all_shards response_policy:all_succeeded")),
+    CMD("restore", functionCommand, -3, W | M | NS, ACL_CAT_WRITE | ACL_CAT_SCRIPTING, 0, 0, 0, "Restore all the functions on the given payload", "7.0.0", "scripting", TIPS("request_policy:all_shards response_policy:all_succeeded")),
+    CMD("stats", functionCommand, 2, NS | AB, ACL_CAT_SCRIPTING, 0, 0, 0, "Return information about the function currently running (name, description, duration)", "7.0.0", "scripting", TIPS("nondeterministic_output request_policy:all_shards response_policy:special")),
+    END};
+
 static cairnCommand commandTable[] = {
     /* strings */
     CMD("get", getCommand, 2, R | F, STR, 1, 1, 1, "Get the value of a key", "1.0.0", "string", KS("RO access|i1|r0,1,0")),
@@ -304,6 +317,9 @@ static cairnCommand commandTable[] = {
     CMD("evalsha", evalShaCommand, -3, NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Execute a Lua script server side", "2.6.0", "scripting", KS("RW access update|i2|n0,1,1")),
     CMD("eval_ro", evalRoCommand, -3, R | NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Execute a read-only Lua script server side", "7.0.0", "scripting", KS("RO access|i2|n0,1,1|We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")),
     CMD("evalsha_ro", evalShaRoCommand, -3, R | NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Execute a read-only Lua script server side", "7.0.0", "scripting", KS("RO access|i2|n0,1,1")),
+    CMD("fcall", fcallCommand, -3, NS | S | CMD_SKIP_MONITOR | CMD_MAY_REPLICATE | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Invoke a function", "7.0.0", "scripting", KS("RW access update|i2|n0,1,1|We cannot tell how the keys will be used so we assume the worst, RW and UPDATE")),
+    CMD("fcall_ro", fcallRoCommand, -3, R | NS | S | CMD_SKIP_MONITOR | CMD_NO_MANDATORY_KEYS, ACL_CAT_SCRIPTING, 0, 0, 0, "Invoke a read-only function", "7.0.0", "scripting", KS("RO access|i2|n0,1,1|We cannot tell how the keys will be used so we assume the worst, RO and ACCESS")),
+    CMDS("function", -2, 0, 0, "A container for function commands", "7.0.0", "scripting", functionSubcommands),
     CMDS("script", -2, 0, 0, "A container for Lua scripts management commands", "2.6.0", "scripting", scriptSubcommands),
     CMD("multi", multiCommand, 1, NS | L | S | F | AB, ACL_CAT_TRANSACTION, 0, 0, 0, "Mark the start of a transaction block", "1.2.0", "transactions"),
     CMD("exec", execCommand, 1, NS | L | S | CMD_SKIP_SLOWLOG, ACL_CAT_TRANSACTION, 0, 0, 0, "Execute all commands issued after MULTI", "1.2.0", "transactions"),
@@ -566,7 +582,7 @@ int commandProcess(client *c) {
     } else if (scriptIsBusy() && !(cmd->flags & CMD_ALLOW_BUSY)) {
         /* A long script yields to the event loop: only the way out runs. */
         cmd->rejected_calls++;
-        replyError(c, SCRIPT_BUSY_ERROR);
+        replyError(c, scriptBusyError());
         multiFlagError(c);
     } else if (clientsArePaused() && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command

@@ -13,6 +13,7 @@
 #include "evict.h"
 #include "info.h"
 #include "script.h"
+#include "function.h"
 #include "script_lua.h"
 #include "object.h"
 #include "pubsub.h"
@@ -258,21 +259,23 @@ static sds infoMemory(sds s) {
                      startup_memory, dataset, net ? (double)dataset * 100 / net : 0.0, allocated,
                      active, resident, sysmem);
     s = bytesToHuman(s, sysmem);
-    /* The EVAL Lua state and cache; no functions yet (their fields read 0). */
+    /* The EVAL Lua state and cache, then the functions' state. */
     long long lua_mem = scriptLuaMemory(), scripts_mem = scriptCacheMemory();
+    long long fn_mem = functionsLuaMemory(), vm_total = lua_mem + fn_mem;
     s = sdscatprintf(s, "\r\nused_memory_lua:%lld\r\nused_memory_vm_eval:%lld\r\nused_memory_lua_human:",
                      lua_mem, lua_mem);
     s = bytesToHuman(s, (unsigned long long)lua_mem);
     s = sdscatprintf(s,
                      "\r\nused_memory_scripts_eval:%lld\r\n"
                      "number_of_cached_scripts:%lld\r\n"
-                     "number_of_functions:0\r\n"
-                     "number_of_libraries:0\r\n"
-                     "used_memory_vm_functions:0\r\n"
+                     "number_of_functions:%lld\r\n"
+                     "number_of_libraries:%lld\r\n"
+                     "used_memory_vm_functions:%lld\r\n"
                      "used_memory_vm_total:%lld\r\n"
                      "used_memory_vm_total_human:",
-                     scripts_mem, scriptCacheCount(), lua_mem);
-    s = bytesToHuman(s, (unsigned long long)lua_mem);
+                     scripts_mem, scriptCacheCount(), functionsCount(), functionsLibraryCount(), fn_mem,
+                     vm_total);
+    s = bytesToHuman(s, (unsigned long long)vm_total);
     s = sdscatprintf(s, "\r\nused_memory_functions:0\r\nused_memory_scripts:%lld\r\nused_memory_scripts_human:",
                      scripts_mem);
     s = bytesToHuman(s, (unsigned long long)scripts_mem);

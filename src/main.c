@@ -21,6 +21,7 @@
 #include "propagate.h"
 #include "sds.h"
 #include "script.h"
+#include "function.h"
 #include "server_state.h"
 #include "tls.h"
 #include "tracking.h"
@@ -546,6 +547,7 @@ int main(int argc, char **argv) {
     }
     aclInit();
     scriptInit();
+    functionsInit();
     sds acl_err = NULL;
     if (!aclLoadAtStartup(&acl_err)) {
         serverLog(LL_WARNING, "%s", acl_err);

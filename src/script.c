@@ -23,6 +23,9 @@
 #include "evict.h"
 #include "log.h"
 #include "propagate.h"
+#include "repl.h"
+#include "snapshot.h"
+#include "aof.h"
 #include "reply.h"
 #include "script_lua.h"
 #include "server_state.h"
@@ -68,6 +71,30 @@ long long scriptCacheMemory(void) {
     return scripts_memory;
 }
 
+/* Redis' flag names, in the order FUNCTION LIST shows them. */
+static const struct {
+    int flag;
+    const char *name;
+} scriptFlagTable[] = {{SCRIPT_FLAG_NO_WRITES, "no-writes"},
+                       {SCRIPT_FLAG_ALLOW_OOM, "allow-oom"},
+                       {SCRIPT_FLAG_ALLOW_STALE, "allow-stale"},
+                       {SCRIPT_FLAG_NO_CLUSTER, "no-cluster"},
+                       {SCRIPT_FLAG_ALLOW_CROSS_SLOT, "allow-cross-slot-keys"},
+                       {0, NULL}};
+
+int scriptFlagFromName(const char *name, int nocase) {
+    for (int j = 0; scriptFlagTable[j].name; j++)
+        if (!(nocase ? strcasecmp : strcmp)(name, scriptFlagTable[j].name))
+            return scriptFlagTable[j].flag;
+    return 0;
+}
+
+const char *scriptFlagName(int i, int *flag) {
+    if (i < 0 || i >= (int)(sizeof(scriptFlagTable) / sizeof(scriptFlagTable[0])) - 1) return NULL;
+    *flag = scriptFlagTable[i].flag;
+    return scriptFlagTable[i].name;
+}
+
 /* The "#!lua flags=..." first line: 0 with *flags and *len (bytes of the
  * line, its newline excluded), or -1 with the error in *err. No shebang:
  * SCRIPT_FLAG_COMPAT. */
@@ -97,15 +124,10 @@ static int scriptParseShebang(const char *body, size_t blen, int *flags, size_t 
         int nf = 0;
         sds *fl = sdssplitlen(parts[j] + 6, sdslen(parts[j]) - 6, ",", 1, &nf);
         for (int k = 0; k < nf; k++) {
-            if (!strcmp(fl[k], "no-writes"))
-                *flags |= SCRIPT_FLAG_NO_WRITES;
-            else if (!strcmp(fl[k], "allow-oom"))
-                *flags |= SCRIPT_FLAG_ALLOW_OOM;
-            else if (!strcmp(fl[k], "allow-stale"))
-                *flags |= SCRIPT_FLAG_ALLOW_STALE;
-            else if (!strcmp(fl[k], "no-cluster"))
-                *flags |= SCRIPT_FLAG_NO_CLUSTER;
-            else if (sdslen(fl[k])) {
+            int f = scriptFlagFromName(fl[k], 0);
+            if (f) {
+                *flags |= f;
+            } else if (sdslen(fl[k])) {
                 *err = sdscatprintf(sdsempty(), "ERR Unexpected flag in script shebang: %s", fl[k]);
                 ok = 0;
                 break;
@@ -140,23 +162,31 @@ static int scriptCreate(client *c, const char *body, size_t blen, char *sha) {
     return 0;
 }
 
+int scriptNumKeys(client *c, long long *numkeys, const char *notint) {
+    if (getLongLongFromObject(c->argv[2], numkeys) != 0) {
+        if (notint)
+            replyError(c, notint);
+        else
+            replyErrorNotInt(c);
+        return -1;
+    }
+    if (*numkeys > c->argc - 3) {
+        replyError(c, "ERR Number of keys can't be greater than number of args");
+        return -1;
+    }
+    if (*numkeys < 0) {
+        replyError(c, "ERR Number of keys can't be negative");
+        return -1;
+    }
+    return 0;
+}
+
 static void evalGeneric(client *c, int evalsha, int ro) {
     /* MONITOR shows the EVAL before the commands it runs (it is
      * skip_monitor, so commandCall would show it after them). */
     if (server.monitors) monitorFeed(c, c->db, c->argv, c->argc);
     long long numkeys;
-    if (getLongLongFromObject(c->argv[2], &numkeys) != 0) {
-        replyErrorNotInt(c);
-        return;
-    }
-    if (numkeys > c->argc - 3) {
-        replyError(c, "ERR Number of keys can't be greater than number of args");
-        return;
-    }
-    if (numkeys < 0) {
-        replyError(c, "ERR Number of keys can't be negative");
-        return;
-    }
+    if (scriptNumKeys(c, &numkeys, NULL) == -1) return;
     char sha[41];
     const char *body;
     if (evalsha) {
@@ -183,33 +213,88 @@ static void evalGeneric(client *c, int evalsha, int ro) {
     scriptParseShebang(body, sdslen((sds)body), &flags, &shebang, &err);
     sdsfree(err);
     scriptRun run = {0};
-    run.caller = c;
-    run.flags = flags;
     run.sha = sha;
-    run.readonly = ro || (flags & SCRIPT_FLAG_NO_WRITES);
-    run.oom = cfg.maxmemory && evictPerform() == EVICT_FAIL;
-    run.start_ms = mstime();
-    if (!(flags & SCRIPT_FLAG_COMPAT)) {
-        if (run.oom && !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) &&
-            !(c->flags & CLIENT_MASTER)) {
-            replyError(c, "OOM allow-oom flag is not set on the script, can not run it when used "
-                          "memory > 'maxmemory'");
-            return;
+    if (scriptPrepareRun(&run, c, flags, ro) == -1) return;
+    scriptExecute(&run, NULL, -1, (int)numkeys);
+}
+
+int scriptPrepareRun(scriptRun *run, client *c, int flags, int ro) {
+    run->caller = c;
+    run->flags = flags;
+    run->readonly = ro || (flags & SCRIPT_FLAG_NO_WRITES);
+    run->oom = cfg.maxmemory && evictPerform() == EVICT_FAIL;
+    run->start_ms = mstime();
+    int obey = (c->flags & CLIENT_MASTER) != 0;
+    int stale = replIsReplica() && !replicaLinkUp() && !cfg.replica_serve_stale_data;
+    if (flags & SCRIPT_FLAG_COMPAT) {
+        if (stale) {
+            replyError(
+                c,
+                "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.");
+            return -1;
         }
-        if (ro && !(flags & SCRIPT_FLAG_NO_WRITES)) {
-            replyError(c, "ERR Can not execute a script with write flag using *_ro command.");
-            return;
-        }
+        return 0;
     }
+    if (stale && !(flags & SCRIPT_FLAG_ALLOW_STALE)) {
+        replyError(c,
+                   "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' "
+                   "and 'allow-stale' flag is not set on the script.");
+        return -1;
+    }
+    if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
+        if (replIsReplica() && cfg.replica_read_only && !obey) {
+            replyError(c, "READONLY Can not run script with write flag on readonly replica");
+            return -1;
+        }
+        if (!obey && rdbWritesDenied()) {
+            replyError(c,
+                       "MISCONF Redis is configured to save RDB snapshots, but it's currently "
+                       "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
+                       "flag for read only scripts.");
+            return -1;
+        }
+        if (!obey && aofWritesDenied()) {
+            replyErrorFormat(c,
+                             "MISCONF Redis is configured to persist data to AOF, but it's "
+                             "currently unable to persist to disk. Writable scripts are blocked. "
+                             "Use 'no-writes' flag for read only scripts. AOF error: %s",
+                             aofWritesDenied() +
+                                 strlen("MISCONF Errors writing to the AOF file: "));
+            return -1;
+        }
+        if (ro) {
+            replyError(c, "ERR Can not execute a script with write flag using *_ro command.");
+            return -1;
+        }
+        /* min-replicas-to-write: each write the script calls is refused
+         * (luaCallDenied), as replCommandDenied owns the count. */
+    }
+    if (run->oom && !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && !obey) {
+        replyError(c, "OOM allow-oom flag is not set on the script, can not run it when used "
+                      "memory > 'maxmemory'");
+        return -1;
+    }
+    return 0;
+}
+
+void scriptExecute(scriptRun *run,
+                   void (*call)(scriptRun *run, int ref, robj **keys, int nkeys, robj **args,
+                                int nargs),
+                   int ref, int numkeys) {
+    client *c = run->caller;
     /* Inside EXEC the transaction's MULTI/EXEC already wraps the writes. */
     int own = !propagateTransactionActive();
     if (own) propagateTransactionBeginLazy();
-    scriptLuaRun(&run, c->argv + 3, (int)numkeys, c->argv + 3 + numkeys,
-                 c->argc - 3 - (int)numkeys);
+    robj **keys = c->argv + 3, **args = c->argv + 3 + numkeys;
+    int nargs = c->argc - 3 - numkeys;
+    if (call)
+        call(run, ref, keys, numkeys, args, nargs);
+    else
+        scriptLuaRun(run, keys, numkeys, args, nargs);
     if (own) propagateTransactionEnd();
-    if (run.timedout) {
+    if (run->timedout) {
         serverLog(LL_WARNING, "Slow script finished after %lld milliseconds",
-                  mstime() - run.start_ms);
+                  mstime() - run->start_ms);
         /* The events served meanwhile flushed the caller's (empty) output
          * and dropped it from the pending writes: queue the reply again. */
         replyBegin(c);
@@ -227,6 +312,32 @@ void evalRoCommand(client *c) {
 }
 void evalShaRoCommand(client *c) {
     evalGeneric(c, 1, 1);
+}
+
+const char *scriptBusyError(void) {
+    scriptRun *r = scriptLuaCurrent();
+    return r && r->function ? SCRIPT_BUSY_FUNCTION_ERROR : SCRIPT_BUSY_ERROR;
+}
+
+void scriptKill(client *c, int eval) {
+    scriptRun *r = scriptLuaCurrent();
+    if (!r) {
+        replyError(c, "NOTBUSY No scripts in execution right now.");
+    } else if (r->caller->flags & CLIENT_MASTER) {
+        replyError(c, "UNKILLABLE The busy script was sent by a master instance in the context of "
+                      "replication and cannot be killed.");
+    } else if (r->wrote) {
+        replyError(c, "UNKILLABLE Sorry the script already executed write commands against the "
+                      "dataset. You can either wait the script termination or kill the server in a "
+                      "hard way using the SHUTDOWN NOSAVE command.");
+    } else if (eval && r->function) {
+        replyError(c, SCRIPT_BUSY_FUNCTION_ERROR);
+    } else if (!eval && !r->function) {
+        replyError(c, SCRIPT_BUSY_ERROR);
+    } else {
+        r->killed = 1;
+        replyOk(c);
+    }
 }
 
 static const char *scriptHelp[] = {
@@ -277,22 +388,7 @@ void scriptCommand(client *c) {
         scriptLuaReset();
         replyOk(c);
     } else if (!strcasecmp(sub, "kill")) {
-        scriptRun *r = scriptLuaCurrent();
-        if (!r) {
-            replyError(c, "NOTBUSY No scripts in execution right now.");
-        } else if (r->caller->flags & CLIENT_MASTER) {
-            replyError(c,
-                       "UNKILLABLE The busy script was sent by a master instance in the context of "
-                       "replication and cannot be killed.");
-        } else if (r->wrote) {
-            replyError(
-                c, "UNKILLABLE Sorry the script already executed write commands against the "
-                   "dataset. You can either wait the script termination or kill the server in a "
-                   "hard way using the SHUTDOWN NOSAVE command.");
-        } else {
-            r->killed = 1;
-            replyOk(c);
-        }
+        scriptKill(c, 1);
     } else if (!strcasecmp(sub, "debug")) {
         replyError(c, "ERR SCRIPT DEBUG is not supported by this server");
     } else {

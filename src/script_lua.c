@@ -737,9 +737,8 @@ static void luaOpenLib(lua_State *L, const char *name, lua_CFunction f) {
         lua_pop(L, 1);
 }
 
-static void luaBuildState(void) {
-    lua = luaL_newstate();
-    lua_State *L = lua;
+lua_State *scriptLuaNewState(void) {
+    lua_State *L = luaL_newstate();
     luaOpenLib(L, "", luaopen_base);
     luaOpenLib(L, LUA_TABLIBNAME, luaopen_table);
     luaOpenLib(L, LUA_STRLIBNAME, luaopen_string);
@@ -810,6 +809,11 @@ static void luaBuildState(void) {
     lua_pushvalue(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, "cairn_env");
     lua_pop(L, 3);
+    return L;
+}
+
+static void luaBuildState(void) {
+    lua = scriptLuaNewState();
 }
 
 void scriptLuaInit(void) {
@@ -843,15 +847,9 @@ sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t sheba
     return NULL;
 }
 
+static void luaPushArray(lua_State *L, robj **elev, int n);
 static void luaSetArray(lua_State *L, const char *name, robj **elev, int n) {
-    lua_newtable(L);
-    for (int j = 0; j < n; j++) {
-        char num[LONG_STR_SIZE];
-        size_t len;
-        const char *p = stringObjectPtr(elev[j], num, &len);
-        lua_pushlstring(L, p, len);
-        lua_rawseti(L, -2, j + 1);
-    }
+    luaPushArray(L, elev, n);
     lua_getfield(L, LUA_REGISTRYINDEX, "cairn_env");
     lua_pushlightuserdata(L, &reg_globals);
     lua_rawget(L, LUA_REGISTRYINDEX);
@@ -862,20 +860,43 @@ static void luaSetArray(lua_State *L, const char *name, robj **elev, int n) {
 }
 
 void scriptLuaRun(scriptRun *run, robj **keys, int nkeys, robj **args, int nargs) {
-    lua_State *L = lua;
+    lua_pushlightuserdata(lua, &reg_funcs);
+    lua_rawget(lua, LUA_REGISTRYINDEX);
+    lua_getfield(lua, -1, run->sha);
+    lua_remove(lua, -2);
+    scriptLuaCall(lua, run, keys, nkeys, args, nargs);
+}
+
+/* KEYS and ARGV as a table at the top of the stack. */
+static void luaPushArray(lua_State *L, robj **elev, int n) {
+    lua_newtable(L);
+    for (int j = 0; j < n; j++) {
+        char num[LONG_STR_SIZE];
+        size_t len;
+        const char *p = stringObjectPtr(elev[j], num, &len);
+        lua_pushlstring(L, p, len);
+        lua_rawseti(L, -2, j + 1);
+    }
+}
+
+void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **args, int nargs) {
     client *c = run->caller;
     lua_pushcfunction(L, luaErrorHandler);
-    lua_pushlightuserdata(L, &reg_funcs);
-    lua_rawget(L, LUA_REGISTRYINDEX);
-    lua_getfield(L, -1, run->sha);
-    lua_remove(L, -2);
-    luaSetArray(L, "KEYS", keys, nkeys);
-    luaSetArray(L, "ARGV", args, nargs);
+    lua_insert(L, -2);
+    int nparams = 0;
+    if (run->function) { /* FCALL: function(keys, args) */
+        luaPushArray(L, keys, nkeys);
+        luaPushArray(L, args, nargs);
+        nparams = 2;
+    } else {
+        luaSetArray(L, "KEYS", keys, nkeys);
+        luaSetArray(L, "ARGV", args, nargs);
+    }
     fake->db = c->db;
     lua_resp = 2;
     current = run;
     lua_sethook(L, luaHook, LUA_MASKCOUNT, SCRIPT_HOOK_INSTRUCTIONS);
-    int err = lua_pcall(L, 0, 1, -2);
+    int err = lua_pcall(L, nparams, 1, -2 - nparams);
     lua_sethook(L, NULL, 0, 0);
     current = NULL;
     if (err) {

@@ -14,11 +14,12 @@
 typedef struct client client;
 
 /* Shebang flags (#!lua flags=...) and the run's own state. */
-#define SCRIPT_FLAG_NO_WRITES   (1 << 0)
-#define SCRIPT_FLAG_ALLOW_OOM   (1 << 1)
-#define SCRIPT_FLAG_ALLOW_STALE (1 << 2)
-#define SCRIPT_FLAG_NO_CLUSTER  (1 << 3)
-#define SCRIPT_FLAG_COMPAT      (1 << 8) /* no shebang: EVAL as before 7.0 */
+#define SCRIPT_FLAG_NO_WRITES        (1 << 0)
+#define SCRIPT_FLAG_ALLOW_OOM        (1 << 1)
+#define SCRIPT_FLAG_ALLOW_STALE      (1 << 2)
+#define SCRIPT_FLAG_NO_CLUSTER       (1 << 3)
+#define SCRIPT_FLAG_ALLOW_CROSS_SLOT (1 << 4)
+#define SCRIPT_FLAG_COMPAT           (1 << 8) /* no shebang: EVAL as before 7.0 */
 
 /* The script running now (at most one: scripts do not nest). */
 typedef struct scriptRun {
@@ -28,9 +29,10 @@ typedef struct scriptRun {
     int wrote;    /* a write command ran: SCRIPT KILL refuses */
     int oom;      /* over maxmemory when the script started */
     long long start_ms;
-    int timedout; /* past busy-reply-threshold: others get -BUSY */
-    int killed;   /* SCRIPT KILL asked */
-    const char *sha;
+    int timedout;    /* past busy-reply-threshold: others get -BUSY */
+    int killed;      /* SCRIPT KILL asked */
+    const char *sha; /* EVAL: the sha; FCALL: the function's name */
+    int function;    /* FCALL: KEYS and ARGV are the function's arguments */
 } scriptRun;
 
 void scriptLuaInit(void);
@@ -41,6 +43,12 @@ void scriptLuaReset(void);
 sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t shebang_len);
 /* Run f_<sha> with KEYS/ARGV; the reply goes to run->caller. */
 void scriptLuaRun(scriptRun *run, robj **keys, int nkeys, robj **args, int nargs);
+/* A new state with the sandbox and redis.* (FUNCTION's state is one). */
+typedef struct lua_State lua_State;
+lua_State *scriptLuaNewState(void);
+/* Run the function at the top of L's stack (popped) as run, with KEYS and
+ * ARGV; the reply goes to run->caller. */
+void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **args, int nargs);
 /* Bytes the Lua state holds (INFO used_memory_lua). */
 long long scriptLuaMemory(void);
 /* The run in progress, or NULL. */

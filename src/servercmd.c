@@ -46,7 +46,7 @@ void shutdownCommand(client *c) {
     }
     /* A script is half-way through its writes: only NOSAVE may end it. */
     if (!(flags & SHUTDOWN_NOSAVE) && scriptIsBusy()) {
-        replyError(c, SCRIPT_BUSY_ERROR);
+        replyError(c, scriptBusyError());
         return;
     }
     /* Saving now would write the half-loaded dataset over the file. */
