@@ -85,7 +85,9 @@ static dictType fnFunctionsDictType = {dictSdsHash, NULL,           NULL, dictSd
                                        NULL,        fnFunctionFree, NULL};
 static dictType fnLibrariesDictType = {dictSdsHash,         NULL, NULL, dictSdsKeyCompare, NULL,
                                        fnLibraryDestructor, NULL};
-static dictType fnIndexDictType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, NULL, NULL, NULL};
+/* FCALL finds a function whatever the case of its name, as in Redis. */
+static dictType fnIndexDictType = {
+    dictSdsCaseHash, NULL, NULL, dictSdsKeyCaseCompare, NULL, NULL, NULL};
 
 static fnStore *fnStoreCreate(void) {
     fnStore *s = zmalloc(sizeof(*s));

@@ -235,43 +235,30 @@ int scriptPrepareRun(scriptRun *run, client *c, int flags, int ro) {
         }
         return 0;
     }
-    if (stale && !(flags & SCRIPT_FLAG_ALLOW_STALE)) {
-        replyError(c,
-                   "MASTERDOWN Link with MASTER is down, replica-serve-stale-data is set to 'no' "
-                   "and 'allow-stale' flag is not set on the script.");
-        return -1;
+    /* The flags stand for the command's own (Redis' scriptFlagsToCmdFlags),
+     * so the refusals are those the command core gives a command. */
+    int may_write = !(flags & SCRIPT_FLAG_NO_WRITES);
+    if (!obey) {
+        const char *err = NULL;
+        cairnCommand eff = *c->cmd;
+        eff.flags &= ~(CMD_WRITE | CMD_STALE);
+        if (may_write) eff.flags |= CMD_WRITE;
+        if (flags & SCRIPT_FLAG_ALLOW_STALE) eff.flags |= CMD_STALE;
+        if (run->oom && !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)))
+            err = EVICT_OOM_ERROR;
+        else if (may_write && rdbWritesDenied())
+            err = RDB_MISCONF_ERROR;
+        else if (may_write && aofWritesDenied())
+            err = aofWritesDenied();
+        else
+            err = replCommandDenied(c, &eff);
+        if (err) {
+            replyError(c, err);
+            return -1;
+        }
     }
-    if (!(flags & SCRIPT_FLAG_NO_WRITES)) {
-        if (replIsReplica() && cfg.replica_read_only && !obey) {
-            replyError(c, "READONLY Can not run script with write flag on readonly replica");
-            return -1;
-        }
-        if (!obey && rdbWritesDenied()) {
-            replyError(c,
-                       "MISCONF Redis is configured to save RDB snapshots, but it's currently "
-                       "unable to persist to disk. Writable scripts are blocked. Use 'no-writes' "
-                       "flag for read only scripts.");
-            return -1;
-        }
-        if (!obey && aofWritesDenied()) {
-            replyErrorFormat(c,
-                             "MISCONF Redis is configured to persist data to AOF, but it's "
-                             "currently unable to persist to disk. Writable scripts are blocked. "
-                             "Use 'no-writes' flag for read only scripts. AOF error: %s",
-                             aofWritesDenied() +
-                                 strlen("MISCONF Errors writing to the AOF file: "));
-            return -1;
-        }
-        if (ro) {
-            replyError(c, "ERR Can not execute a script with write flag using *_ro command.");
-            return -1;
-        }
-        /* min-replicas-to-write: each write the script calls is refused
-         * (luaCallDenied), as replCommandDenied owns the count. */
-    }
-    if (run->oom && !(flags & (SCRIPT_FLAG_ALLOW_OOM | SCRIPT_FLAG_NO_WRITES)) && !obey) {
-        replyError(c, "OOM allow-oom flag is not set on the script, can not run it when used "
-                      "memory > 'maxmemory'");
+    if (ro && may_write) {
+        replyError(c, "ERR Can not execute a script with write flag using *_ro command.");
         return -1;
     }
     return 0;

@@ -2,8 +2,8 @@
 # (written and read under an LRU maxmemory policy, as Redis does, so idle
 # times survive a restart and move between cairn and redis-server; FREQ,
 # its LFU counterpart, is tested in lfu.tcl) and
-# FUNCTION2 (a Redis 7 functions library, skipped with a warning while the
-# data around it loads).
+# FUNCTION2 (a Redis 7 functions library: loaded with the data around it,
+# and written back so redis-server loads it again).
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
@@ -69,7 +69,7 @@ test "redis-server's IDLE opcodes load into cairn, and cairn's into redis-server
     assert {$idle >= 4000 && $idle < 4100} "cairn -> redis idle: $idle"
 }
 
-test "A Redis 7 dump holding a functions library loads its data, with a warning" {
+test "A Redis 7 dump holding a functions library loads it with its data, and back" {
     if {$::cairn(reference) eq ""} { skip_test "no reference server" }
     set rsrv [start_server -binary $::cairn(reference)]
     set rc [client $rsrv]
@@ -83,7 +83,14 @@ test "A Redis 7 dump holding a functions library loads its data, with a warning"
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal $digest [r $c DEBUG DIGEST]
-    assert_match "*Functions library*skipped*" [log_tail $srv 40]
+    assert_equal 1 [r $c FCALL myfunc 0]
+    r $c FUNCTION LOAD "#!lua name=cairnlib\nredis.register_function('cf', function(keys, args) return 2 end)"
+    r $c SAVE
+    file copy -force [dump_path $srv] [dump_path $rsrv]
+    set rsrv [restart_server $rsrv]
+    set rc [client $rsrv]
+    assert_equal $digest [r $rc DEBUG DIGEST]
+    assert_equal {1 2} [list [r $rc FCALL myfunc 0] [r $rc FCALL cf 0]]
 }
 
 finish

@@ -55,7 +55,7 @@
 # mixed stream.
 #
 # Intentional differences from redis-server: none. The commands differ (cairn
-# has no streams, FUNCTION or FCALL), so the call count differs too.
+# has no streams), so the call count differs too.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
