@@ -4,8 +4,9 @@
 Server-side Lua through redis-py (Debian 12's python3-redis 4.3.x), run by
 tests/integration/clients.tcl: its Lock (acquire, extend, reacquire and
 release are EVALSHA of its own scripts), register_script (EVALSHA, then EVAL
-again after SCRIPT FLUSH answers NOSCRIPT), and eval replies as Python
-values. Uses keys starting with "pylua:" and deletes them.
+again after SCRIPT FLUSH answers NOSCRIPT), eval replies as Python
+values, and functions (function_load, fcall, fcall_ro, function_dump and
+function_restore). Uses keys starting with "pylua:" and deletes them.
 
 Prints "[ok] NAME", "[err] NAME: MESSAGE" or "[skip] NAME: REASON" per test
 and, as the last line, "N passed, N failed"; exits 1 if anything failed.
@@ -99,6 +100,28 @@ def eval_replies_and_errors_as_python_values():
     msg = raises(redis.ResponseError, R.evalsha, "f" * 40, 0)
     check("No matching script" in msg, msg)
     eq(R.script_load("return 1"), "e0e1f9fabfc9d4800c877a703b823ac0578ff8db")
+
+
+@test
+def fcall_runs_functions_loaded_through_redis_py():
+    code = ("#!lua name=pylualib\n"
+            "redis.register_function('pylua_incr', function(keys, args) "
+            "return redis.call('INCRBY', keys[1], args[1]) end)\n"
+            "redis.register_function{function_name='pylua_get', flags={'no-writes'}, "
+            "callback=function(keys) return redis.call('GET', keys[1]) end}")
+    eq("pylualib", R.function_load(code, replace=True))
+    eq(4, R.fcall("pylua_incr", 1, "pylua:f", 4))
+    eq("4", R.fcall_ro("pylua_get", 1, "pylua:f"))
+    msg = raises(redis.ResponseError, R.fcall_ro, "pylua_incr", 1, "pylua:f", 1)
+    check("write flag" in msg, msg)
+    msg = raises(redis.ResponseError, R.function_load, code)
+    check("already exists" in msg, msg)
+    payload = R.function_dump()
+    eq(True, R.function_delete("pylualib"))
+    raises(redis.ResponseError, R.fcall, "pylua_incr", 1, "pylua:f", 1)
+    eq(True, R.function_restore(payload))
+    eq(5, R.fcall("pylua_incr", 1, "pylua:f", 1))
+    eq(True, R.function_delete("pylualib"))
 
 
 def main():
