@@ -299,6 +299,12 @@ sds rdbFunctionsLoad(const char *code, size_t len, int replace) {
 void rdbFunctionsClear(void) {
     if (functions_store) functions_store->clear();
 }
+void *rdbFunctionsTake(void) {
+    return functions_store ? functions_store->take() : NULL;
+}
+void rdbFunctionsGiveBack(void *kept, int restore) {
+    if (functions_store && kept) functions_store->give_back(kept, restore);
+}
 
 static int rdbEmitFunction(void *ctx, const char *code, size_t len) {
     rio *r = ctx;

@@ -132,6 +132,10 @@ typedef struct rdbFunctionsStore {
     sds (*load)(const char *code, size_t len, int replace);
     /* Drop every library (a load that replaces the whole dataset). */
     void (*clear)(void);
+    /* Set every library aside, leaving none (swapdb); give them back
+     * (restore) or free them. */
+    void *(*take)(void);
+    void (*give_back)(void *kept, int restore);
 } rdbFunctionsStore;
 void rdbSetFunctionsStore(const rdbFunctionsStore *store);
 /* One FUNCTION2 record per library (rdbSaveRio's, FUNCTION DUMP's). */
@@ -141,6 +145,10 @@ int rdbFunctionsEach(int (*emit)(void *ctx, const char *code, size_t len), void 
 sds rdbFunctionsLoad(const char *code, size_t len, int replace);
 /* Drop the libraries before a load that replaces the dataset. */
 void rdbFunctionsClear(void);
+/* The libraries set aside while a load may fail (NULL: no store), then
+ * put back (restore: the load failed) or freed. */
+void *rdbFunctionsTake(void);
+void rdbFunctionsGiveBack(void *kept, int restore);
 /* One string as rdbSaveRawString wrote it (LZF and integer forms too);
  * NULL with *err set on a short or corrupt read. */
 sds rdbLoadSdsString(rio *r, sds *err);

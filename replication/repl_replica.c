@@ -504,8 +504,12 @@ static void replicaLoadFromSocket(connection *conn) {
     replDisconnectReplicas();
     dbBackup *backup = cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ? dbBackupTake() : NULL;
     if (!backup) dbEmpty(-1, cfg.replica_lazy_flush);
-    /* The primary's libraries replace ours (swapdb keeps only the keys aside). */
-    rdbFunctionsClear();
+    /* The primary's libraries replace ours; swapdb keeps ours aside too. */
+    void *libs = NULL;
+    if (backup)
+        libs = rdbFunctionsTake();
+    else
+        rdbFunctionsClear();
     for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory from the socket (%s)",
               backup ? "swapdb" : "on-empty-db");
@@ -542,15 +546,20 @@ static void replicaLoadFromSocket(connection *conn) {
         sdsfree(err);
         if (backup) {
             dbBackupEnd(backup, 1);
+            rdbFunctionsGiveBack(libs, 1);
             serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Restoring the dataset kept aside (swapdb)");
         } else {
             dbEmpty(-1, 0);
+            rdbFunctionsClear();
             ml.have_history = 0;
         }
         replicaLinkFailed("the snapshot from the socket could not be loaded");
         return;
     }
-    if (backup) dbBackupEnd(backup, 0);
+    if (backup) {
+        dbBackupEnd(backup, 0);
+        rdbFunctionsGiveBack(libs, 0);
+    }
     serverLog(LL_NOTICE, "Done loading RDB from the socket, keys loaded: %lld.", st.keys_loaded);
     replicaAdoptSnapshot(conn, &st);
 }
@@ -583,6 +592,7 @@ static void replicaLoadTransfer(connection *conn) {
     if (rdbLoadReceived(cfg.rdb_filename, RDB_LOAD_KEEP_EXPIRED, &st) == -1) {
         serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from disk, check server logs.");
         dbEmpty(-1, 0);
+        rdbFunctionsClear();
         ml.have_history = 0;
         replicaLinkFailed("the received snapshot could not be loaded");
         return;

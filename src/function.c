@@ -320,7 +320,22 @@ static void fnClear(void) {
     store = fnStoreCreate();
 }
 
-static const rdbFunctionsStore fnHook = {fnEach, fnHookLoad, fnClear};
+static void *fnTake(void) {
+    fnStore *kept = store;
+    store = fnStoreCreate();
+    return kept;
+}
+
+static void fnGiveBack(void *kept, int restore) {
+    if (restore) {
+        fnStoreFree(store);
+        store = kept;
+    } else {
+        fnStoreFree(kept);
+    }
+}
+
+static const rdbFunctionsStore fnHook = {fnEach, fnHookLoad, fnClear, fnTake, fnGiveBack};
 
 void functionsInit(void) {
     functionLuaInit();

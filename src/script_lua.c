@@ -500,6 +500,11 @@ static const char *luaCallDenied(scriptRun *run, cairnCommand *cmd, robj **argv,
                                        : "The user executing the script can't publish to the "
                                          "channel mentioned in the command";
     }
+    /* A script allowed on a stale replica (allow-stale) still runs only
+     * the commands that are. */
+    if (replIsReplica() && !replicaLinkUp() && !cfg.replica_serve_stale_data &&
+        !(cmd->flags & CMD_STALE) && !(run->caller->flags & CLIENT_MASTER))
+        return "Can not execute the command on a stale replica";
     if (cmd->flags & CMD_WRITE) {
         if (run->readonly) return "Write commands are not allowed from read-only scripts.";
         if (rdbWritesDenied()) {

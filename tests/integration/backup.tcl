@@ -154,6 +154,32 @@ test "Full backup from redis-server restores into this server and redis-server" 
     restore_and_compare $repo $id $ref $digest $meta
 }
 
+test "functions libraries: a full backup keeps them, verify accepts them, restore brings them back" {
+    foreach bin [list $::cairn(server) $ref] {
+        if {$bin eq ""} continue
+        set p [start_server -binary $bin -config {repl-diskless-sync-delay 0}]
+        set pc [client $p]
+        r $pc FUNCTION LOAD "#!lua name=bklib\nredis.register_function('bkf', function(keys, args) return 'bk' end)"
+        r $pc SET k v
+        set frepo [file join $::cairn(tmp) frepo-[file tail $bin]]
+        backup_ok full --server 127.0.0.1:[dict get $p port] --repo $frepo
+        backup_ok verify --repo $frepo
+        kill_server $p
+        set s [start_server]
+        stop_server $s
+        backup_ok restore --repo $frepo --to [dict get $s dir] --force
+        set s [restart_server $s]
+        set sc [client $s]
+        assert_equal {bk v} [list [r $sc FCALL bkf 0] [r $sc GET k]] "restored into a data directory"
+        kill_server $s
+        set t [start_server]
+        set tc [client $t]
+        set out [backup_ok restore --repo $frepo --to-server 127.0.0.1:[dict get $t port]]
+        assert_equal {bk v} [list [r $tc FCALL bkf 0] [r $tc GET k]] "restored --to-server: $out"
+        kill_server $t
+    }
+}
+
 test "list shows every backup; restore picks by --offset and --at" {
     set ids [backup_ids $repo]
     assert {[llength $ids] >= 2} "backups: $ids"

@@ -98,11 +98,14 @@ foreach load {swapdb on-empty-db} {
         set mc [client $m]
         set rc [client $s]
         rdbdata_populate $mc
+        r $mc FUNCTION LOAD "#!lua name=plib\nredis.register_function('pf', function() return 1 end)"
         if {$load eq "swapdb"} { r $rc SET old-data 1 }
+        r $rc FUNCTION LOAD "#!lua name=rlib\nredis.register_function('rf', function() return 1 end)"
         repl_attach $rc $m
         repl_wait_caught_up $mc $rc
         repl_same_data $mc $rc
         assert_equal 0 [r $rc EXISTS old-data]
+        assert_equal {plib} [lmap l [r $rc FUNCTION LIST] {lindex $l 1}] "the primary's libraries replace the replica's"
         assert_match "*from the socket*" [read_bytes [dict get $s log]]
         assert {![file exists [file join [dict get $s dir] dump.rdb]]} "no file was written"
         kill_server $m
@@ -115,10 +118,12 @@ test "repl-diskless-load swapdb: a failed load gives the old dataset back" {
     set sc [client $s]
     r $sc SET kept 1
     r $sc RPUSH kept:list a b
+    r $sc FUNCTION LOAD "#!lua name=keptlib\nredis.register_function('kf', function() return 'kept' end)"
     set digest [r $sc DEBUG DIGEST]
     fake_primary_run $sc "+FULLRESYNC [string repeat e 40] 100\r\n\$EOF:[string repeat y 40]\r\nREDIS0010\xfa\x09redis-ver"
     r $sc REPLICAOF NO ONE
     assert_equal $digest [r $sc DEBUG DIGEST]
+    assert_equal kept [r $sc FCALL kf 0] "the libraries are given back too"
     if {[string match *cairn* [file tail $::cairn(server)]]} {
         assert_match "*Restoring the dataset kept aside*" [read_bytes [dict get $s log]]
     }

@@ -259,12 +259,15 @@ typedef struct backupCounts {
 /* Load an RDB file (plain or zstd) with the server's loader in check-only
  * mode. 0, or -1 with *err naming the byte offset. */
 int backupCountFile(const char *path, backupCounts *c, sds *err);
-/* The same load handing every key to fn (borrowed, freed after it). */
+/* The same load handing every key to fn (borrowed, freed after it) and,
+ * when lib is not NULL, every functions library's code (FUNCTION2) to lib. */
 struct robj;
 struct rdbLoadStats;
 typedef void backupKeyFn(void *ctx, size_t offset, int dbid, int rdbtype, sds key, struct robj *val,
                          long long expire);
-int backupScanFile(const char *path, backupKeyFn *fn, void *ctx, struct rdbLoadStats *st, sds *err);
+typedef void backupLibraryFn(void *ctx, size_t offset, sds code);
+int backupScanFile(const char *path, backupKeyFn *fn, backupLibraryFn *lib, void *ctx, struct rdbLoadStats *st,
+                   sds *err);
 /* The check of a snapshot as its bytes arrive (a loader thread on a pipe):
  * checkStart, checkFeed with every byte in order, checkFinish (frees it;
  * 0 with *out, or -1 with *err). */

@@ -42,8 +42,9 @@ static void countAux(void *ctx, size_t offset, sds field, sds value) {
     (void)ctx, (void)offset, (void)field, (void)value;
 }
 
-int backupScanFile(const char *path, backupKeyFn *fn, void *ctx, rdbLoadStats *st, sds *err) {
-    rdbLoadObserver obs = {.aux = countAux, .key = fn, .ctx = ctx, .check_only = 1};
+int backupScanFile(const char *path, backupKeyFn *fn, backupLibraryFn *lib, void *ctx, rdbLoadStats *st,
+                   sds *err) {
+    rdbLoadObserver obs = {.aux = countAux, .key = fn, .function = lib, .ctx = ctx, .check_only = 1};
     rdbLoadSetObserver(&obs);
     memset(st, 0, sizeof(*st));
     int ret = rdbLoadFile(path, 0, st, err);
@@ -60,7 +61,7 @@ static void countFromStats(backupCounts *c, const rdbLoadStats *st) {
 int backupCountFile(const char *path, backupCounts *c, sds *err) {
     memset(c, 0, sizeof(*c));
     rdbLoadStats st;
-    int ret = backupScanFile(path, countKey, c, &st, err);
+    int ret = backupScanFile(path, countKey, NULL, c, &st, err);
     countFromStats(c, &st);
     return ret;
 }

@@ -3,7 +3,8 @@
  *
  * The snapshot is read by the server's loader in check-only mode; each key
  * it yields becomes RESTORE key <expire> <DUMP payload> ABSTTL (dump.c's
- * encoder, SELECT when the database changes), then the archived commands
+ * encoder, SELECT when the database changes), each functions library a
+ * FUNCTION LOAD of its code, then the archived commands
  * up to the cut follow as the source sent them (replay.c; PING/REPLCONF
  * left out). Commands go out pipelined, in batches of LOAD_BATCH whose
  * replies are read back before the next batch, so neither side's buffers
@@ -147,6 +148,16 @@ static void loadKey(void *ctx, size_t offset, int dbid, int rdbtype, sds key, ro
     sdsfree(payload);
 }
 
+/* A functions library (the snapshot has them before its keys). */
+static void loadLibrary(void *ctx, size_t offset, sds code) {
+    (void)offset;
+    loadConn *c = ctx;
+    if (c->err) return;
+    sds cmd = loadArg(sdsnew("*3\r\n$8\r\nFUNCTION\r\n$4\r\nLOAD\r\n"), code, sdslen(code));
+    loadAppend(c, cmd, sdslen(cmd));
+    sdsfree(cmd);
+}
+
 static int backupLoadCommand(void *ctx, const char *name, const char *cmd, size_t len,
                              long long start, long long end) {
     (void)name, (void)start, (void)end;
@@ -189,7 +200,7 @@ int backupLoadToServer(const backupRestoreOptions *o, const char *snapshot, cons
     if (!c.err) {
         rdbLoadStats st;
         sds e = NULL;
-        if (backupScanFile(snapshot, loadKey, &c, &st, &e) == -1 && !c.err)
+        if (backupScanFile(snapshot, loadKey, loadLibrary, &c, &st, &e) == -1 && !c.err)
             c.err = sdscatprintf(sdsempty(), "%s: %s", snapshot, e ? e : "cannot be read");
         sdsfree(e);
     }
