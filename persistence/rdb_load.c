@@ -941,7 +941,10 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
             }
             sdsfree(code);
             if (ferr) {
-                rdbSetError(&why, "Failed loading a function library: %s", ferr);
+                /* Quoted: a corrupt record's code can reach the message. */
+                sds q = sdscatrepr(sdsempty(), ferr, sdslen(ferr));
+                rdbSetError(&why, "Failed loading a function library: %s", q);
+                sdsfree(q);
                 sdsfree(ferr);
                 goto fail;
             }
