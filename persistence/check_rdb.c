@@ -87,6 +87,7 @@ int checkRdbMain(int argc, char **argv) {
     printf("[info] %lld keys read\n", stats.keys_loaded);
     printf("[info] %lld expires\n", st.expires);
     printf("[info] %lld already expired\n", st.expired);
+    if (stats.functions) printf("[info] %lld functions libraries\n", stats.functions);
     if (stats.empty_keys_skipped) printf("[info] %lld empty keys skipped\n", stats.empty_keys_skipped);
     for (int db = 0; db < CHECK_MAX_DBS; db++)
         if (st.keys_per_db[db]) printf("[info] db%d: %lld keys\n", db, st.keys_per_db[db]);

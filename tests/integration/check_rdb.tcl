@@ -82,11 +82,14 @@ test "A snapshot from redis-server checks OK" {
     set rsrv [start_server -binary $::cairn(reference)]
     set rc [client $rsrv]
     rdbdata_populate $rc
+    r $rc FUNCTION LOAD "#!lua name=l1\nredis.register_function('f1', function() return 1 end)"
+    r $rc FUNCTION LOAD "#!lua name=l2\nredis.register_function('f2', function() return 2 end)"
     r $rc SAVE
     lassign [check_rdb [file join [dict get $rsrv dir] dump.rdb]] code out
     assert_equal 0 $code $out
     assert_match "*AUX FIELD redis-ver = '7.0.15'*" $out
     assert_match "*RDB looks OK!*" $out
+    assert_match "*2 functions libraries*" $out
     kill_server $rsrv
 }
 
