@@ -530,14 +530,16 @@ static const char *luaCallDenied(scriptRun *run, cairnCommand *cmd, robj **argv,
     return NULL;
 }
 
-static int luaRedisGenericCommand(lua_State *L, int raise) {
-    scriptRun *run = current;
-    int argc = lua_gettop(L);
-    if (!run) return luaRaise(L, "redis.call can only be used inside a script");
-    if (argc == 0)
-        return luaRaise(L, "Please specify at least one argument for this redis lib call");
-    robj **argv = zmalloc(sizeof(robj *) * argc);
-    for (int j = 0; j < argc; j++) {
+/* The call's arguments as a new argv (*argc of them), or NULL with *err
+ * (then nothing is allocated). */
+static robj **luaArgsToArgv(lua_State *L, int *argc, const char **err) {
+    *argc = lua_gettop(L);
+    if (*argc == 0) {
+        *err = "Please specify at least one argument for this redis lib call";
+        return NULL;
+    }
+    robj **argv = zmalloc(sizeof(robj *) * *argc);
+    for (int j = 0; j < *argc; j++) {
         char num[64];
         const char *s;
         size_t len;
@@ -549,10 +551,26 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
             zfree(argv);
-            return luaRaise(L, "Lua redis lib command arguments must be strings or integers");
+            *err = "Lua redis lib command arguments must be strings or integers";
+            return NULL;
         }
         argv[j] = createStringObject(s, len);
     }
+    return argv;
+}
+
+static void luaFreeArgv(robj **argv, int argc) {
+    for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
+    zfree(argv);
+}
+
+static int luaRedisGenericCommand(lua_State *L, int raise) {
+    scriptRun *run = current;
+    int argc;
+    const char *aerr = NULL;
+    if (!run) return luaRaise(L, "redis.call can only be used inside a script");
+    robj **argv = luaArgsToArgv(L, &argc, &aerr);
+    if (!argv) return luaRaise(L, aerr);
     const char *err = NULL;
     cairnCommand *cmd = commandLookup(argv, argc);
     if (!cmd || !cmd->proc)
@@ -562,8 +580,7 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
     else
         err = luaCallDenied(run, cmd, argv, argc);
     if (err) {
-        for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
-        zfree(argv);
+        luaFreeArgv(argv, argc);
         if (raise) return luaRaise(L, err);
         luaPushErrorTable(L, err, strlen(err));
         return 1;
@@ -589,6 +606,23 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
     int is_err = out[0] == '-';
     sdsfree(out);
     if (is_err && raise) return lua_error(L);
+    return 1;
+}
+
+/* redis.acl_check_cmd(cmd, ...): may the caller's user run it? */
+static int luaRedisAclCheckCmd(lua_State *L) {
+    if (!current)
+        return luaRaise(L, "redis.acl_check_cmd can only be called inside a script invocation");
+    int argc, pos = 0;
+    const char *err = NULL;
+    robj **argv = luaArgsToArgv(L, &argc, &err);
+    if (!argv) return luaRaise(L, err);
+    cairnCommand *cmd = commandLookup(argv, argc);
+    int ok =
+        cmd && cmd->proc && aclCheckCommand(current->caller->user, cmd, argv, argc, &pos) == ACL_OK;
+    luaFreeArgv(argv, argc);
+    if (!cmd || !cmd->proc) return luaRaise(L, "Invalid command passed to redis.acl_check_cmd()");
+    lua_pushboolean(L, ok);
     return 1;
 }
 
@@ -769,6 +803,7 @@ lua_State *scriptLuaNewState(void) {
     lua_newtable(L);
     luaSetField(L, "call", luaRedisCall);
     luaSetField(L, "pcall", luaRedisPcall);
+    luaSetField(L, "acl_check_cmd", luaRedisAclCheckCmd);
     luaSetField(L, "sha1hex", luaRedisSha1hex);
     luaSetField(L, "error_reply", luaRedisErrorReply);
     luaSetField(L, "status_reply", luaRedisStatusReply);

@@ -103,6 +103,12 @@ set cases [list \
     [list FCALL] \
     [list COMMAND INFO fcall fcall_ro function|load function|delete function|list function|stats function|kill function|restore function|dump function|flush function|help] \
     [list COMMAND GETKEYS fcall f 2 a b c] \
+    [list EVAL "return redis.acl_check_cmd('set','a','b')" 0] \
+    [list EVAL "return redis.acl_check_cmd('nosuch')" 0] \
+    [list EVAL "return redis.acl_check_cmd()" 0] \
+    [list EVAL "return redis.acl_check_cmd({})" 0] \
+    [list FUNCTION LOAD [lib acl {redis.register_function('acl', function(keys, args) return redis.acl_check_cmd(unpack(args)) end)}]] \
+    [list FCALL acl 0 get k] \
 ]
 
 test "replies and errors are redis-server's, byte for byte" {
@@ -111,6 +117,22 @@ test "replies and errors are redis-server's, byte for byte" {
     foreach cmd $cases {
         assert_equal [rraw $rc {*}$cmd] [rraw $c {*}$cmd] "reply to $cmd"
     }
+}
+
+test "redis.acl_check_cmd answers for the calling user" {
+    foreach x [list $c $rc] {
+        r $x ACL SETUSER fnuser on nopass +fcall +get ~*
+    }
+    set u [client $srv]
+    set ru [client $ref]
+    r $u AUTH fnuser x
+    r $ru AUTH fnuser x
+    foreach args {{get k} {set k v} {fcall acl 0}} {
+        assert_equal [rraw $ru FCALL acl 0 {*}$args] [rraw $u FCALL acl 0 {*}$args] "acl_check_cmd $args"
+    }
+    assert_equal {1 {}} [list [r $u FCALL acl 0 get k] [r $u FCALL acl 0 set k v]] "true, then false (nil in RESP2)"
+    close_client $u
+    close_client $ru
 }
 
 test "FUNCTION LIST and STATS: the same RESP2 and RESP3 shapes" {
