@@ -22,6 +22,7 @@
 #include "dump.h"
 #include "propagate.h"
 #include "quicklist.h"
+#include "script_lua.h"
 #include "snapshot.h"
 
 #include <errno.h>
@@ -159,6 +160,8 @@ void debugCommand(client *c) {
         "    Save the RDB on disk and reload it back to memory. MERGE loads over the",
         "    data in memory, NOFLUSH keeps it, NOSAVE loads the file already on disk.",
         "SET-ACTIVE-EXPIRE <0|1>", "    Setting it to 0 disables expiring keys in background.",
+        "SET-DISABLE-DENY-SCRIPTS <0|1>",
+        "    Enable or disable the denial of noscript commands in scripts (for tests).",
         "SET-SKIP-CHECKSUM-VALIDATION <0|1>",
         "    Enables or disables the checksum check of RESTORE payloads.",
         "QUICKLIST-PACKED-THRESHOLD <size>",
@@ -189,6 +192,9 @@ void debugCommand(client *c) {
         replyOk(c);
     } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
         active_expire_enabled = atoi(c->argv[2]->ptr) != 0;
+        replyOk(c);
+    } else if (!strcasecmp(sub, "set-disable-deny-scripts") && c->argc == 3) {
+        scriptLuaAllowNoscript(atoi(c->argv[2]->ptr) != 0);
         replyOk(c);
     } else if (!strcasecmp(sub, "set-skip-checksum-validation") && c->argc == 3) {
         skip_checksum = atoi(c->argv[2]->ptr) != 0;

@@ -49,6 +49,8 @@ lua_State *scriptLuaNewState(void);
 /* Run the function at the top of L's stack (popped) as run, with KEYS and
  * ARGV; the reply goes to run->caller. */
 void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **args, int nargs);
+/* DEBUG SET-DISABLE-DENY-SCRIPTS <0|1>. */
+void scriptLuaAllowNoscript(int on);
 /* Bytes the Lua state holds (INFO used_memory_lua). */
 long long scriptLuaMemory(void);
 /* The run in progress, or NULL. */

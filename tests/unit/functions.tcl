@@ -135,6 +135,18 @@ test "redis.acl_check_cmd answers for the calling user" {
     close_client $ru
 }
 
+test "DEBUG SET-DISABLE-DENY-SCRIPTS lets scripts call noscript commands, as Redis' tests use it" {
+    foreach x [list $c $rc] {
+        r $x FUNCTION LOAD REPLACE [lib deny {redis.register_function('cid', function() return type(redis.call('client', 'id')) end)}]
+    }
+    assert_equal [rraw $rc FCALL cid 0] [rraw $c FCALL cid 0] "denied"
+    foreach x [list $c $rc] { r $x DEBUG SET-DISABLE-DENY-SCRIPTS 1 }
+    assert_equal number [r $c FCALL cid 0]
+    assert_equal [rraw $rc EVAL "return type(redis.call('client', 'id'))" 0] [rraw $c EVAL "return type(redis.call('client', 'id'))" 0]
+    foreach x [list $c $rc] { r $x DEBUG SET-DISABLE-DENY-SCRIPTS 0 }
+    assert_equal [rraw $rc FCALL cid 0] [rraw $c FCALL cid 0] "denied again"
+}
+
 test "FUNCTION LIST and STATS: the same RESP2 and RESP3 shapes" {
     foreach x [list $c $rc] {
         r $x FUNCTION FLUSH
