@@ -268,10 +268,17 @@ static void listenInstall(int *fds, int *count, const int *newfds, int n, evFile
 static int listenToPort(void) {
     int fds[CONFIG_MAX_BIND * 2];
     int n = listenOpen(fds, cfg.port);
-    if (n < 0) return C_ERR;
+    /* Redis' words: its test suite retries another port on them. */
+    if (n < 0) {
+        serverLog(LL_WARNING, "Failed listening on port %d (tcp), aborting.", cfg.port);
+        return C_ERR;
+    }
     listenInstall(server.listen_fds, &server.listen_count, fds, n, clientAcceptTcp);
     n = listenOpen(fds, cfg.tls_port);
-    if (n < 0) return C_ERR;
+    if (n < 0) {
+        serverLog(LL_WARNING, "Failed listening on port %d (tls), aborting.", cfg.tls_port);
+        return C_ERR;
+    }
     listenInstall(server.tls_listen_fds, &server.tls_listen_count, fds, n, clientAcceptTls);
     return C_OK;
 }
