@@ -227,7 +227,10 @@ void debugCommand(client *c) {
         cron_paused = atoi(c->argv[2]->ptr) != 0;
         replyOk(c);
     } else if (!strcasecmp(sub, "object") && c->argc == 3) {
-        robj *o = dbLookupReadNoNotify(c->db, c->argv[2]);
+        /* The key as stored, expired or not (Redis' tests check a key that
+         * expired but was not deleted yet). */
+        dictEntry *de = dictFind(c->db->dict, c->argv[2]->ptr);
+        robj *o = de ? dictGetVal(de) : NULL;
         if (!o) {
             replyError(c, "ERR no such key");
             return;
