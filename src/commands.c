@@ -602,8 +602,10 @@ int commandProcess(client *c) {
     /* Invalidations this command caused for its own client follow its reply. */
     trackingHandlePending();
     /* Keys this command created may wake blocked clients, served right
-     * after it so they see the state it left. */
-    if (server.blocked_clients) handleClientsBlockedOnKeys();
+     * after it so they see the state it left; not while a long script
+     * yields (it would see the script half-way), its own command serves
+     * them when it ends. */
+    if (server.blocked_clients && !scriptIsBusy()) handleClientsBlockedOnKeys();
     return C_OK;
 }
 

@@ -203,8 +203,12 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
 static void beforeSleep(eventLoop *el) {
     /* First: the input it serves may block or wake clients, and replies. */
     if (tlsProcessPending()) elPollNow(el);
-    handleClientsBlockedOnKeys();
-    processUnblockedClients();
+    /* A long script serving events meanwhile is half-way through: the
+     * clients its writes wake are served when it ends, as in Redis. */
+    if (!scriptIsBusy()) {
+        handleClientsBlockedOnKeys();
+        processUnblockedClients();
+    }
     trackingBroadcast();
     /* The AOF reads this turn's stream bytes before replies go out:
      * under appendfsync always the replies then wait for the fsync. */

@@ -278,6 +278,31 @@ test "a long function: -BUSY naming FUNCTION KILL, STATS shows it, KILL ends it"
     close_client $other
 }
 
+test "a client blocked on a key a busy function pushes to waits for the function's end" {
+    r $c CONFIG SET busy-reply-threshold 50
+    r $c DEL bl
+    r $c FUNCTION LOAD REPLACE [lib blk {redis.register_function('pushwait', function(keys)
+        redis.call('lpush', keys[1], 'y')
+        local t = redis.call('time')
+        local start = t[1] * 1000000 + t[2]
+        repeat t = redis.call('time') until t[1] * 1000000 + t[2] > start + 400000
+        redis.call('lpush', keys[1], 'z')
+        return 1
+    end)}]
+    set blocked [client $srv]
+    send_cmd $blocked BLPOP bl 0
+    wait_for {[info_field $c blocked_clients clients] == 1} 5000 "BLPOP blocked"
+    set long [client $srv]
+    send_cmd $long FCALL pushwait 1 bl
+    set other [client $srv]
+    wait_for {[catch {r $other PING} e] && [string match BUSY* $e]} 5000 "BUSY reply"
+    assert_equal 1 [read_reply $long]
+    assert_equal {bl z} [read_reply $blocked] "served with the state the function left"
+    assert_equal {y} [r $c LRANGE bl 0 -1]
+    r $c CONFIG SET busy-reply-threshold 5000
+    foreach x [list $blocked $long $other] { close_client $x }
+}
+
 test "FUNCTION writes propagate as sent; FCALL propagates its effects" {
     r $c FUNCTION FLUSH
     r $c DEBUG PROPAGATED
