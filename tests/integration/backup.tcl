@@ -9,7 +9,8 @@
 # then FLUSHALL restored to just before it (and to a moment by --at) into
 # both kinds of server through an AOF directory; kill -9 of the tool
 # leaves no gap; a Redis source streamed the same way. TLS: full and
-# stream from the tls-port of both kinds, restored equal; an untrusted
+# stream from the tls-port of both kinds, restored equal (also with
+# restore --to-server over TLS); an untrusted
 # server certificate refused with a clear error. A damaged payload from a
 # fake primary (tests/helpers/fake_primary.py) caught while it arrives.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
@@ -565,6 +566,15 @@ foreach kind {cairn redis} {
         backup_ok verify --repo $srepo
         assert_equal $d2 [restore_digest $srepo $::cairn(server)] "streamed over TLS, restored"
         if {$ref ne ""} { assert_equal $d2 [restore_digest $srepo $ref] "into redis-server" }
+        # restore --to-server into the TLS port of a running server of the same kind
+        set t [start_tls_server -binary $bin]
+        set ttp [dict get $t tls_port]
+        lassign [backup_tool restore --repo $srepo --to-server 127.0.0.1:$ttp] code out
+        assert_equal 1 $code "plain TCP to a TLS port: $out"
+        set out [backup_ok restore --repo $srepo --to-server 127.0.0.1:$ttp {*}$tls]
+        assert_match "*loaded * keys and * bytes of commands*" $out
+        assert_equal $d2 [r [client $t] DEBUG DIGEST] "--to-server over TLS"
+        kill_server $t
         kill_server $p
     }
 }

@@ -10,7 +10,8 @@
  *   cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME |
  *                        --offset N | --before-command NAME] [--force]
  *                        [--redis-compatible]
- *   full and stream also take --archive-cmd 'CMD %f' (backupArchiveFile) and
+ *   full and stream also take --archive-cmd 'CMD %f' (backupArchiveFile);
+ *   they and restore --to-server take
  *   --tls [--cacert F] [--cacertdir D] [--cert F --key F] [--sni N] [--insecure]
  *
  * Results go to stdout, log lines (one per step, with the time) and errors
@@ -108,7 +109,8 @@ static int backupUsage(void) {
         "       cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]\n"
         "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
         "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file;\n"
-        "        --tls [--cacert FILE] [--cacertdir DIR] [--cert FILE --key FILE] [--sni NAME]\n"
+        "        they and restore --to-server: --tls [--cacert FILE] [--cacertdir DIR] [--cert "
+        "FILE --key FILE] [--sni NAME]\n"
         "        [--insecure] connect to a TLS port, as redis-cli does)\n"
         "       (every subcommand: --encrypt-key FILE, 32 bytes or 64 hex digits: AES-256-GCM at "
         "rest)\n"
@@ -118,7 +120,7 @@ static int backupUsage(void) {
         "       cairn-backup verify  --repo DIR [ID] [--json]\n"
         "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset N |\n"
         "                            --before-command NAME] [--force] [--redis-compatible]\n"
-        "       (or --to-server HOST:PORT [--user U] [--pass P] instead of --to)\n"
+        "       (or --to-server HOST:PORT [--user U] [--pass P] [TLS options] instead of --to)\n"
         "TIME: ISO 8601 with Z or an offset (2026-12-02T01:02:03.5Z), or Unix seconds.\n");
     return 2;
 }

@@ -8,7 +8,9 @@
  * up to the cut follow as the source sent them (replay.c; PING/REPLCONF
  * left out). Commands go out pipelined, in batches of LOAD_BATCH whose
  * replies are read back before the next batch, so neither side's buffers
- * fill; the first error reply stops the load and is named. */
+ * fill; the first error reply stops the load and is named. With --tls
+ * the connection is TLS with the same options as full and stream
+ * (transport.c). */
 #include "backup.h"
 #include "dump.h"
 #include "rdb.h"
@@ -22,7 +24,7 @@
 #define LOAD_BATCH 512
 
 typedef struct loadConn {
-    int fd;
+    backupLink link; /* fd and, with --tls, its SSL (transport.c) */
     sds out;         /* commands not yet written */
     int pending;     /* replies still to read */
     char buf[65536]; /* replies read ahead: [pos, len) */
@@ -36,7 +38,7 @@ typedef struct loadConn {
 static int loadFill(loadConn *c) {
     if (c->pos < c->len) return 1;
     ssize_t n;
-    do n = read(c->fd, c->buf, sizeof(c->buf));
+    do n = backupTransportRead(&c->link, c->buf, sizeof(c->buf));
     while (n < 0 && errno == EINTR);
     if (n <= 0) {
         if (!c->err)
@@ -92,7 +94,7 @@ static int loadSkipReply(loadConn *c, sds *line) {
 
 static int loadFlush(loadConn *c) {
     for (size_t off = 0; off < sdslen(c->out);) {
-        ssize_t n = write(c->fd, c->out + off, sdslen(c->out) - off);
+        ssize_t n = backupTransportWrite(&c->link, c->out + off, sdslen(c->out) - off);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
             if (!c->err) c->err = sdscatprintf(sdsempty(), "sending: %s", strerror(errno));
@@ -176,9 +178,17 @@ int backupLoadToServer(const backupRestoreOptions *o, const char *snapshot, cons
     }
     loadConn c;
     memset(&c, 0, sizeof(c));
-    c.fd = backupConnect(host, port, 60, err);
+    c.link.fd = backupConnect(host, port, 60, err);
+    if (c.link.fd == -1) {
+        sdsfree(host);
+        return -1;
+    }
+    int tls = backupTransportStart(&c.link, host, port, err);
     sdsfree(host);
-    if (c.fd == -1) return -1;
+    if (tls == -1) {
+        close(c.link.fd);
+        return -1;
+    }
     c.out = sdsempty();
     c.started = backupNow();
     sds line = sdsempty();
@@ -192,7 +202,7 @@ int backupLoadToServer(const backupRestoreOptions *o, const char *snapshot, cons
     }
     /* An empty server only: a restore must not merge into data. */
     const char *probe = "*1\r\n$6\r\nDBSIZE\r\n";
-    if (!c.err && write(c.fd, probe, strlen(probe)) == (ssize_t)strlen(probe) &&
+    if (!c.err && backupTransportWrite(&c.link, probe, strlen(probe)) == (ssize_t)strlen(probe) &&
         loadLine(&c, &line) && strcmp(line, ":0") && !o->force)
         c.err = sdscatprintf(sdsempty(),
                              "the server is not empty (DBSIZE %s in db 0; --force loads anyway)",
@@ -215,7 +225,8 @@ int backupLoadToServer(const backupRestoreOptions *o, const char *snapshot, cons
     }
     if (!c.err) loadFlush(&c);
     backupProgressEnd();
-    close(c.fd);
+    backupTransportClose(&c.link);
+    close(c.link.fd);
     sdsfree(c.out);
     sdsfree(line);
     if (c.err) {
