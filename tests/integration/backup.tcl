@@ -13,8 +13,16 @@
 # restore --to-server over TLS); an untrusted
 # server certificate refused with a clear error. A damaged payload from a
 # fake primary (tests/helpers/fake_primary.py) caught while it arrives.
+# Failover: three Debian redis-sentinels watch a primary and a replica
+# (cairn, then redis-server); stream --sentinel archives while
+# tests/helpers/ack_writer.py writes with WAIT; the primary is killed, the
+# tool follows the promoted replica by PSYNC2 (one backup, no gap), and the
+# restored end equals the new primary and holds every acknowledged write.
+# The source restarted from its RDB (partial resync) and its AOF (a new
+# full backup).
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
+source [file join [file dirname [info script]] .. helpers repl.tcl]
 
 if {$::cairn(server) eq $::cairn(reference)} {
     puts "\[skip\] backup: cairn's own tool"
@@ -519,6 +527,200 @@ test "a damaged payload is caught while it arrives: exit 1, nothing stored" {
         assert_match "*the received snapshot does not load: $want" $out
         assert_equal {} [glob -nocomplain -directory [file join $frepo backups] *] "nothing stored"
         assert_equal {} [glob -nocomplain -directory [file join $frepo backups] .tmp*] "no leftovers"
+    }
+}
+
+# ---- failover under redis-sentinel, source restart ----
+
+set sentinel_bin /usr/bin/redis-sentinel
+
+# A background process (tests/helpers/ack_writer.py) writing w:I through
+# the sentinels' current primary; acknowledged I go to `log`.
+proc ack_writer_start {log stop sentinels} {
+    set ports {}
+    foreach s $sentinels { lappend ports [dict get $s port] }
+    set script [file join $::cairn_h::root tests helpers ack_writer.py]
+    set pid [exec /usr/bin/python3 $script $log $stop mym {*}$ports >& $log.out &]
+    lappend ::cairn_h::servers $pid
+    return $pid
+}
+
+proc ack_writer_stop {pid stop log} {
+    write_bytes $stop ""
+    assert {[::cairn_h::wait_exit $pid 15000]} "the writer ends"
+    ::cairn_h::forget $pid
+    set acked [split [string trim [read_bytes $log]] \n]
+    assert {[llength $acked] > 0} "the writer had writes acknowledged: [read_bytes $log.out]"
+    return $acked
+}
+
+proc sentinel_field {sc field} { return [dict get [r $sc SENTINEL MASTER mym] $field] }
+
+# How many writes the writer's log holds so far.
+proc acked_count {log} {
+    if {![file exists $log]} { return 0 }
+    return [llength [split [string trim [read_bytes $log]] \n]]
+}
+
+# ROLE on a connection of our own (sentinel kills normal clients of the
+# nodes it reconfigures).
+proc fresh_role {srv} {
+    if {[catch {
+        set c [client $srv]
+        set role [lindex [r $c ROLE] 0]
+        close_client $c
+    }]} { return "" }
+    return $role
+}
+
+# Every acknowledged w:I holds I in the server behind `c`.
+proc assert_acked_present {c acked what} {
+    for {set j 0} {$j < [llength $acked]} {incr j 500} {
+        set keys {}
+        foreach i [lrange $acked $j [expr {$j + 499}]] { lappend keys w:$i }
+        set vals [r $c MGET {*}$keys]
+        foreach i [lrange $acked $j [expr {$j + 499}]] v $vals {
+            assert_equal $i $v "$what: acknowledged write w:$i"
+        }
+    }
+}
+
+foreach kind {cairn redis} {
+    test "stream under redis-sentinel from $kind: the primary killed, the archive goes on from the promoted replica (PSYNC2), no gap, every acknowledged write restored" {
+        if {![file executable $::sentinel_bin]} { skip_test "no redis-sentinel" }
+        if {$kind eq "redis" && $ref eq ""} { skip_test "no redis-server" }
+        set bin [expr {$kind eq "redis" ? $ref : $::cairn(server)}]
+        set p [start_server -binary $bin -config {repl-diskless-sync-delay 0}]
+        set r1 [start_server -binary $bin -config {repl-diskless-sync-delay 0}]
+        set pc [client $p]
+        repl_attach [client $r1] $p
+        stream_writes $pc pre 30
+        # the sentinels start knowing nothing; the tool, asking them, is
+        # told of no primary mym and retries until they monitor it, so
+        # their first look at the primary already shows the tool attached
+        set sentinels {}
+        set saddrs {}
+        for {set i 0} {$i < 3} {incr i} {
+            set s [start_server -binary $::sentinel_bin -conftext ""]
+            lappend sentinels $s
+            lappend saddrs 127.0.0.1:[dict get $s port]
+        }
+        set frepo [file join $::cairn(tmp) frepo-$kind]
+        set log [file join $::cairn(tmp) stream-failover-$kind.log]
+        set tool [file join $::cairn_h::root utils cairn-backup]
+        set pid [exec env CAIRN_SERVER=$::cairn(server) $tool stream --sentinel [join $saddrs ,] --master mym \
+                --repo $frepo --segment-seconds 0.5 >>& $log &]
+        lappend ::cairn_h::servers $pid
+        wait_for {[string match "*does not know a primary named mym*" [read_bytes $log]]} 10000 "the tool asking the sentinels"
+        foreach s $sentinels {
+            set c [client $s]
+            r $c SENTINEL MONITOR mym 127.0.0.1 [dict get $p port] 2
+            r $c SENTINEL SET mym down-after-milliseconds 1000 failover-timeout 10000
+            close_client $c
+        }
+        wait_for {[llength [backup_ids $frepo]] == 1} 10000 "the first backup"
+        set sc [client [lindex $sentinels 0]]
+        set nrep [expr {$kind eq "redis" ? 2 : 1}]
+        wait_for {[sentinel_field $sc num-slaves] >= $nrep && [sentinel_field $sc num-other-sentinels] == 2} 30000 \
+            "sentinels see the replicas and each other"
+        set wlog [file join $::cairn(tmp) acked-$kind.log]
+        set stop [file join $::cairn(tmp) acked-$kind.stop]
+        set wpid [ack_writer_start $wlog $stop $sentinels]
+        wait_for {[acked_count $wlog] > 200} 20000 "writes acknowledged before the failover"
+        # sentinel knows the real replica only: on cairn the tool is in no
+        # INFO line; on Redis it is listed with port 0, unreachable, so it
+        # is flagged down and never a candidate
+        set replicas [r $sc SENTINEL REPLICAS mym]
+        set ports {}
+        foreach rep $replicas { lappend ports [dict get $rep port] }
+        if {$kind eq "cairn"} {
+            assert_equal [list [dict get $r1 port]] $ports "sentinel's replicas"
+        } else {
+            assert_equal [lsort -integer [list 0 [dict get $r1 port]]] [lsort -integer $ports] "sentinel's replicas"
+            wait_for {[string match "*disconnected*" [dict get [lindex [lmap rep [r $sc SENTINEL REPLICAS mym] {
+                if {[dict get $rep port] == 0} { set rep } else { continue }
+            }] 0] flags]]} 10000 "the tool's entry flagged disconnected"
+        }
+
+        kill_server $p
+        set oldport [dict get $p port]
+        wait_for {[lindex [r $sc SENTINEL GET-MASTER-ADDR-BY-NAME mym] 1] != $oldport} 40000 "a new primary"
+        assert_equal [dict get $r1 port] [lindex [r $sc SENTINEL GET-MASTER-ADDR-BY-NAME mym] 1] "the real replica promoted"
+        wait_for {[fresh_role $r1] eq "master"} 30000 "the promoted replica is a primary"
+        set n0 [acked_count $wlog]
+        wait_for {[acked_count $wlog] > $n0 + 200} 30000 "writes acknowledged after the failover"
+        set acked [ack_writer_stop $wpid $stop $wlog]
+        set nc [client $r1]
+        stream_caught_up $frepo $nc
+        set want [r $nc DEBUG DIGEST]
+        stream_stop $pid
+        set text [read_bytes $log]
+        assert_match "*sentinel: the primary of mym is 127.0.0.1:[dict get $r1 port]*" $text
+        assert_match "*partial resync with 127.0.0.1:[dict get $r1 port] from offset*" $text
+        assert_equal 1 [llength [backup_ids $frepo]] "no new full backup: $text"
+        set out [backup_ok list --repo $frepo]
+        assert {![string match *GAP* $out] && ![string match "*not restorable*" $out]} "no gap: $out"
+        backup_ok verify --repo $frepo
+        # the end of the archive is the promoted primary's state at its offset
+        set s [start_server]
+        stop_server $s
+        set out [backup_ok restore --repo $frepo --to [dict get $s dir] --force]
+        assert_match "*appendonlydir*" $out
+        dict set s config {appendonly yes}
+        set s [restart_server $s]
+        set rc [client $s]
+        assert_equal $want [r $rc DEBUG DIGEST] "the restored end against the new primary"
+        assert_acked_present $rc $acked "restored"
+        kill_server $s
+        foreach s $sentinels { kill_server $s }
+        kill_server $r1
+    }
+}
+
+# A snapshot written at shutdown carries the replication ID and offset, so
+# the restarted source takes the tool back partially. An AOF does not (as
+# in Redis 7.0: its commands are not the stream's bytes): the tool takes a
+# new full backup, says why, and both timelines restore.
+foreach persist {rdb aof} {
+    test "stream: the source restarted from its own $persist: [expr {$persist eq "rdb" ? "partial resync, no gap" : "a new full backup, logged"}]" {
+        set cfg [expr {$persist eq "aof" ? {appendonly yes appendfsync always} : {}}]
+        set p [start_server -config [list repl-diskless-sync-delay 0 {*}$cfg]]
+        set pc [client $p]
+        stream_writes $pc before 40
+        set rrepo [file join $::cairn(tmp) rrepo-$persist]
+        set log [file join $::cairn(tmp) stream-restart-$persist.log]
+        set pid [stream_start $p $rrepo $log]
+        wait_for {[llength [backup_ids $rrepo]] == 1} 10000 "the first backup"
+        stream_writes $pc middle 40
+        stream_caught_up $rrepo $pc
+        set d0 [r $pc DEBUG DIGEST]
+        after 200
+        set t0 [format %.3f [expr {[clock milliseconds] / 1000.0}]]
+        set before [info_field $pc master_repl_offset replication]
+        catch {r $pc SHUTDOWN [expr {$persist eq "rdb" ? "SAVE" : "NOSAVE"}]}
+        wait_for {![server_alive $p]} 10000 "the source stopped"
+        set p [restart_server $p]
+        set pc [client $p]
+        assert_equal $d0 [r $pc DEBUG DIGEST] "the source restarted with its data"
+        stream_writes $pc after 40
+        if {$persist eq "rdb"} {
+            assert {[info_field $pc master_repl_offset replication] >= $before} "the offset survives the restart"
+            wait_for {[string match "*partial resync with*" [read_bytes $log]]} 15000 "the tool reattached"
+        } else {
+            wait_for {[llength [backup_ids $rrepo]] == 2} 15000 "a new full backup"
+            assert_match "*partial resync impossible (the source answered +FULLRESYNC*" [read_bytes $log]
+        }
+        stream_caught_up $rrepo $pc
+        stream_stop $pid
+        set text [read_bytes $log]
+        if {$persist eq "rdb"} {
+            assert_equal 1 [llength [backup_ids $rrepo]] "no new full backup: $text"
+            set out [backup_ok list --repo $rrepo]
+            assert {![string match *GAP* $out] && ![string match "*not restorable*" $out]} "no gap: $out"
+        }
+        assert_equal $d0 [restore_digest $rrepo $::cairn(server) --at $t0] "before the restart"
+        assert_equal [r $pc DEBUG DIGEST] [restore_digest $rrepo $::cairn(server)] "the end"
+        kill_server $p
     }
 }
 

@@ -19,6 +19,7 @@
  *   crypt.c        --encrypt-key: AES-256-GCM of stored files
  *   transport.c    the link's bytes: a plain socket or TLS (--tls ...)
  *   load.c         `restore --to-server`: RESTOREs and commands, pipelined
+ *   sentinel.c     --sentinel/--master: the source's address from sentinel
  *   list.c, prune.c  `list`, `prune`
  *
  * Ownership: every struct here belongs to whoever created it and is freed
@@ -238,9 +239,17 @@ long long replayFindLast(const char *buf, size_t len, long long base, const char
  * REPLCONF left out). */
 sds replayToAof(const char *buf, size_t len, long long base, int stream_db);
 
+/* ---- sentinel.c ---- */
+/* The address of primary `name` from the first of the comma-separated
+ * sentinels that answers. 0 with *host (sds, the caller frees) and *port,
+ * or -1 with *err. */
+int backupSentinelPrimary(const char *list, const char *name, int timeout_s, sds *host, int *port,
+                          sds *err);
+
 /* ---- stream.c ---- */
 typedef struct backupStreamOptions {
     backupLinkOptions link;
+    const char *sentinels, *master; /* --sentinel LIST --master NAME, or NULL */
     const char *repo;
     long long segment_bytes;
     double segment_seconds;

@@ -4,6 +4,7 @@
  *                        [--timeout SECS] [--json]
  *   cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]
  *                        [--segment-bytes N] [--segment-seconds S] [--timeout S]
+ *   (full, stream: --sentinel HOST:PORT[,...] --master NAME instead of --server)
  *   cairn-backup list    --repo DIR [--json]
  *   cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] [--dry-run]
  *   cairn-backup verify  --repo DIR [ID] [--json]
@@ -108,6 +109,8 @@ static int backupUsage(void) {
         "[--timeout S] [--json]\n"
         "       cairn-backup stream  --server HOST:PORT --repo DIR [--user U] [--pass P]\n"
         "                            [--segment-bytes N] [--segment-seconds S] [--timeout S]\n"
+        "       (full and stream: --sentinel HOST:PORT[,HOST:PORT...] --master NAME instead of\n"
+        "        --server asks redis-sentinel for the primary, stream before every connection)\n"
         "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file;\n"
         "        they and restore --to-server: --tls [--cacert FILE] [--cacertdir DIR] [--cert "
         "FILE --key FILE] [--sni NAME]\n"
@@ -127,7 +130,7 @@ static int backupUsage(void) {
 
 typedef struct backupArgs {
     const char *cmd, *server, *repo, *user, *pass, *to, *id, *at, *offset, *before, *keep_last,
-        *keep_within, *to_server, *encrypt_key;
+        *keep_within, *to_server, *encrypt_key, *sentinels, *master;
     int timeout, json, force, dry_run;
     backupTlsOptions tls;
     long long segment_bytes;
@@ -153,6 +156,8 @@ static int backupParseArgs(int argc, char **argv, backupArgs *a) {
                   {"--keep-within", &a->keep_within},
                   {"--to-server", &a->to_server},
                   {"--encrypt-key", &a->encrypt_key},
+                  {"--sentinel", &a->sentinels},
+                  {"--master", &a->master},
                   {"--cacert", &a->tls.cacert},
                   {"--cacertdir", &a->tls.cacertdir},
                   {"--cert", &a->tls.cert},
@@ -236,6 +241,10 @@ int backupMain(int argc, char **argv) {
         sdsfree(kerr);
         return 2;
     }
+    if (!a.sentinels != !a.master) {
+        fprintf(stderr, "cairn-backup: --sentinel and --master go together\n");
+        return backupUsage();
+    }
     if (!strcmp(a.cmd, "full")) {
         sds host = NULL;
         backupLinkOptions o = {.user = a.user,
@@ -243,8 +252,14 @@ int backupMain(int argc, char **argv) {
                                .timeout_s = a.timeout,
                                .rdb_only = 1,
                                .archive_only = 1};
-        if (!a.server || !backupSplitServer(a.server, &host, &o.port)) {
-            fprintf(stderr, "cairn-backup: full needs --server HOST:PORT\n");
+        if (a.sentinels && !a.server) {
+            if (backupSentinelPrimary(a.sentinels, a.master, 5, &host, &o.port, &kerr) == -1) {
+                fprintf(stderr, "cairn-backup: %s\n", kerr);
+                sdsfree(kerr);
+                return 1;
+            }
+        } else if (!a.server || !backupSplitServer(a.server, &host, &o.port)) {
+            fprintf(stderr, "cairn-backup: full needs --server HOST:PORT or --sentinel/--master\n");
             return backupUsage();
         }
         o.host = host;
@@ -260,8 +275,15 @@ int backupMain(int argc, char **argv) {
                                   .segment_seconds = a.segment_seconds ? a.segment_seconds : 60,
                                   .timeout_s = a.timeout ? a.timeout : 60};
         so.link = (backupLinkOptions){.user = a.user, .pass = a.pass, .timeout_s = a.timeout};
-        if (!a.server || !backupSplitServer(a.server, &host, &so.link.port)) {
-            fprintf(stderr, "cairn-backup: stream needs --server HOST:PORT\n");
+        so.sentinels = a.sentinels;
+        so.master = a.master;
+        if (a.sentinels && a.server) {
+            fprintf(stderr, "cairn-backup: stream takes --server or --sentinel, not both\n");
+            return backupUsage();
+        }
+        if (!a.sentinels && (!a.server || !backupSplitServer(a.server, &host, &so.link.port))) {
+            fprintf(stderr,
+                    "cairn-backup: stream needs --server HOST:PORT or --sentinel/--master\n");
             return backupUsage();
         }
         so.link.host = host;

@@ -18,9 +18,10 @@
  * accepted, and the primary then leaves the link out of WAIT,
  * min-replicas-to-write, INFO's slave lines and ROLE (nothing for sentinel
  * to find); the tool ACKs its real offset every second to stay alive.
- * A Redis source refuses the option: the tool then ACKs once with offset 0
- * (a diskless payload's stream only starts after an ACK) and never again,
- * so WAIT never counts it; Redis counts it for min-replicas-to-write only
+ * A Redis source refuses the option: the tool then ACKs with offset 0
+ * (a diskless payload's stream only starts after an ACK) each second
+ * until the first stream byte arrives, and never again, so WAIT never
+ * counts it; Redis counts it for min-replicas-to-write only
  * for min-replicas-max-lag seconds after each sync, drops it after
  * repl-timeout without ACKs, and the tool continues with a partial resync.
  * No listening port is announced: sentinel sees "port=0", cannot connect,
@@ -66,6 +67,27 @@ static int streamResumePoint(const char *repo, sds *timeline, char replid[41], l
     return 1;
 }
 
+/* --sentinel: the primary's current address into *host and *port (logged
+ * when it is not *source any more). 0, or -1 (logged) if no sentinel knows. */
+static int streamAskSentinel(const backupStreamOptions *o, sds *host, int *port, sds *source) {
+    sds err = NULL, h = NULL;
+    int p;
+    if (backupSentinelPrimary(o->sentinels, o->master, o->timeout_s > 5 ? 5 : o->timeout_s, &h, &p,
+                              &err) == -1) {
+        backupLog("asking sentinel for %s: %s; retrying in 1 s", o->master, err);
+        sdsfree(err);
+        return -1;
+    }
+    sds now = sdscatprintf(sdsempty(), "%s:%d", h, p);
+    if (!*source || strcmp(now, *source))
+        backupLog("sentinel: the primary of %s is %s", o->master, now);
+    sdsfree(now);
+    sdsfree(*host);
+    *host = h;
+    *port = p;
+    return 0;
+}
+
 /* Archive from an attached link until it fails or a stop is asked. */
 static void streamArchive(backupLink *l, const char *repo, const char *timeline, long long end,
                           const backupStreamOptions *o) {
@@ -73,6 +95,7 @@ static void streamArchive(backupLink *l, const char *repo, const char *timeline,
     segWriter *w = NULL;
     sds err = NULL;
     double last_tick = backupNow(), last_data = backupNow();
+    int w_started = 0; /* a stream byte has arrived on this link */
     /* Start the stream (a diskless sync waits for it); Redis gets offset 0. */
     if (backupLinkAck(l, l->archiver ? end : 0) == -1) {
         backupLog("could not send REPLCONF ACK");
@@ -90,6 +113,7 @@ static void streamArchive(backupLink *l, const char *repo, const char *timeline,
                           n == 0 ? "connection closed" : strerror(errno));
                 break;
             }
+            w_started = 1;
             if (!w && !(w = segOpen(repo, timeline, l->replid, end, &err))) break;
             if (segAppend(w, buf, (size_t)n, now, &err) == -1) break;
             end += n;
@@ -103,7 +127,11 @@ static void streamArchive(backupLink *l, const char *repo, const char *timeline,
         if (now - last_tick >= 1) {
             last_tick = now;
             if (w && segSync(w, &err) == -1) break;
-            if (l->archiver && backupLinkAck(l, end) == -1) {
+            /* Redis starts a diskless payload's stream at the first ACK
+             * after it has seen the transfer end; one sent earlier is
+             * ignored, so ACK 0 repeats until the stream has begun. */
+            long long ack = l->archiver ? end : 0;
+            if ((l->archiver || !w_started) && backupLinkAck(l, ack) == -1) {
                 backupLog("link lost at offset %lld: could not send REPLCONF ACK", end);
                 break;
             }
@@ -138,13 +166,20 @@ int backupStream(const backupStreamOptions *o) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
-    sds source = sdscatprintf(sdsempty(), "%s:%d", o->link.host, o->link.port);
+    sds source = NULL, host = NULL;
     while (!stream_stop) {
         sds timeline = NULL, refusal = NULL;
         char replid[41];
         long long end = 0;
-        int resume = streamResumePoint(o->repo, &timeline, replid, &end);
         backupLinkOptions lo = o->link;
+        if (o->sentinels && streamAskSentinel(o, &host, &lo.port, &source) == -1) {
+            for (int j = 0; j < 10 && !stream_stop; j++) usleep(100000);
+            continue;
+        }
+        if (o->sentinels) lo.host = host;
+        sdsfree(source);
+        source = sdscatprintf(sdsempty(), "%s:%d", lo.host, lo.port);
+        int resume = streamResumePoint(o->repo, &timeline, replid, &end);
         lo.archive_only = 1;
         lo.rdb_only = 0;
         lo.psync_replid = resume ? replid : NULL;
@@ -177,5 +212,6 @@ int backupStream(const backupStreamOptions *o) {
     }
     backupLog("stopped");
     sdsfree(source);
+    sdsfree(host);
     return 0;
 }
