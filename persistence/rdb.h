@@ -192,7 +192,19 @@ typedef struct rdbLoadObserver {
     void (*function)(void *ctx, size_t offset, sds code);
     void *ctx;
     int check_only;
+    /* skim (with check_only): every value's structure is walked (lengths,
+     * string headers, element counts) and its bytes skipped, not decoded,
+     * and skimmed() is called instead of key(). Far cheaper; what it does
+     * not prove (the inside of compact blobs and LZF streams, duplicate
+     * members) the full check does. The RDB's CRC64 is checked either way. */
+    int skim;
+    void (*skimmed)(void *ctx, size_t offset, int dbid, int rdbtype, long long expire);
 } rdbLoadObserver;
 void rdbLoadSetObserver(const rdbLoadObserver *obs); /* NULL: none */
+/* The value of RDB type `type` at r consumed without decoding it (see
+ * skim above). 0, or -1 with *err. */
+int rdbSkipObject(int type, rio *r, sds *err);
+/* The OBJ_* type an RDB value type loads as, -1 for none. */
+int rdbObjectTypeOf(int type);
 
 #endif

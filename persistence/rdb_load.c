@@ -786,6 +786,133 @@ robj *rdbLoadObject(int type, rio *r, sds *err) {
     return NULL;
 }
 
+/* ---- skimming: a value's structure without its contents ---- */
+
+/* Consume n bytes without keeping them. */
+static int rdbSkipBytes(rio *r, uint64_t n, sds *err) {
+    unsigned char scratch[16384];
+    while (n) {
+        size_t take = n < sizeof(scratch) ? (size_t)n : sizeof(scratch);
+        if (!rioReadInPlace(r, take) && !rioRead(r, scratch, take)) {
+            rdbSetError(err, SHORT_READ);
+            return -1;
+        }
+        n -= take;
+    }
+    return 0;
+}
+
+/* One string of any encoding: its header read and checked as
+ * rdbLoadString checks it, its bytes (compressed ones too) skipped. */
+static int rdbSkipString(rio *r, sds *err) {
+    uint64_t len;
+    int isenc;
+    if (rdbReadLen(r, &len, &isenc, err) == -1) return -1;
+    if (!isenc) return rdbSkipBytes(r, len, err);
+    if (len == RDB_ENC_INT8) return rdbSkipBytes(r, 1, err);
+    if (len == RDB_ENC_INT16) return rdbSkipBytes(r, 2, err);
+    if (len == RDB_ENC_INT32) return rdbSkipBytes(r, 4, err);
+    if (len != RDB_ENC_LZF) {
+        rdbSetError(err, "Unknown RDB string encoding type %d", (int)len);
+        return -1;
+    }
+    uint64_t clen, ulen;
+    if (rdbReadPlainLen(r, &clen, err) == -1 || rdbReadPlainLen(r, &ulen, err) == -1) return -1;
+    if (clen == 0 || ulen == 0 || clen > UINT32_MAX || ulen > UINT32_MAX || ulen / 100 > clen) {
+        rdbSetError(err, "Invalid LZF compressed string lengths (%llu -> %llu)", (unsigned long long)clen,
+                    (unsigned long long)ulen);
+        return -1;
+    }
+    return rdbSkipBytes(r, clen, err);
+}
+
+/* A count, then that many elements of `strings` strings each, with a
+ * score after them for a sorted set (ZSET: text, ZSET_2: 8 bytes). */
+static int rdbSkipElements(int type, rio *r, int strings, sds *err) {
+    uint64_t n;
+    if (rdbReadPlainLen(r, &n, err) == -1) return -1;
+    for (uint64_t j = 0; j < n; j++) {
+        for (int k = 0; k < strings; k++)
+            if (rdbSkipString(r, err) == -1) return -1;
+        if (type == RDB_TYPE_ZSET_2 && rdbSkipBytes(r, 8, err) == -1) return -1;
+        if (type == RDB_TYPE_ZSET) {
+            unsigned char len;
+            if (rdbReadByte(r, &len, err) == -1) return -1;
+            if (len < 253 && rdbSkipBytes(r, len, err) == -1) return -1;
+        }
+    }
+    return 0;
+}
+
+int rdbSkipObject(int type, rio *r, sds *err) {
+    *err = NULL;
+    switch (type) {
+    case RDB_TYPE_STRING:
+    case RDB_TYPE_LIST_ZIPLIST:
+    case RDB_TYPE_SET_INTSET:
+    case RDB_TYPE_SET_LISTPACK:
+    case RDB_TYPE_ZSET_ZIPLIST:
+    case RDB_TYPE_ZSET_LISTPACK:
+    case RDB_TYPE_HASH_ZIPMAP:
+    case RDB_TYPE_HASH_ZIPLIST:
+    case RDB_TYPE_HASH_LISTPACK:
+        return rdbSkipString(r, err);
+    case RDB_TYPE_LIST:
+    case RDB_TYPE_SET:
+    case RDB_TYPE_LIST_QUICKLIST:
+    case RDB_TYPE_ZSET:
+    case RDB_TYPE_ZSET_2:
+        return rdbSkipElements(type, r, 1, err);
+    case RDB_TYPE_HASH:
+        return rdbSkipElements(type, r, 2, err);
+    case RDB_TYPE_LIST_QUICKLIST_2: {
+        uint64_t nodes, container;
+        if (rdbReadPlainLen(r, &nodes, err) == -1) return -1;
+        for (uint64_t j = 0; j < nodes; j++) {
+            if (rdbReadPlainLen(r, &container, err) == -1) return -1;
+            if (container != QUICKLIST_NODE_CONTAINER_PACKED && container != QUICKLIST_NODE_CONTAINER_PLAIN) {
+                rdbSetError(err, "Quicklist integrity check failed: unknown node container %llu",
+                            (unsigned long long)container);
+                return -1;
+            }
+            if (rdbSkipString(r, err) == -1) return -1;
+        }
+        return 0;
+    }
+    }
+    /* Modules, streams, unknown types: what the loader says about them. */
+    robj *o = rdbLoadObject(type, r, err);
+    if (o) decrRefCount(o);
+    return *err ? -1 : 0;
+}
+
+int rdbObjectTypeOf(int type) {
+    switch (type) {
+    case RDB_TYPE_STRING:
+        return OBJ_STRING;
+    case RDB_TYPE_LIST:
+    case RDB_TYPE_LIST_ZIPLIST:
+    case RDB_TYPE_LIST_QUICKLIST:
+    case RDB_TYPE_LIST_QUICKLIST_2:
+        return OBJ_LIST;
+    case RDB_TYPE_SET:
+    case RDB_TYPE_SET_INTSET:
+    case RDB_TYPE_SET_LISTPACK:
+        return OBJ_SET;
+    case RDB_TYPE_ZSET:
+    case RDB_TYPE_ZSET_2:
+    case RDB_TYPE_ZSET_ZIPLIST:
+    case RDB_TYPE_ZSET_LISTPACK:
+        return OBJ_ZSET;
+    case RDB_TYPE_HASH:
+    case RDB_TYPE_HASH_ZIPMAP:
+    case RDB_TYPE_HASH_ZIPLIST:
+    case RDB_TYPE_HASH_LISTPACK:
+        return OBJ_HASH;
+    }
+    return -1;
+}
+
 /* ---- whole files ---- */
 
 static void rdbLogAux(sds field, sds value) {
@@ -955,6 +1082,22 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
         } else if (!rdbIsObjectType(type)) {
             rdbSetError(&why, "Unknown RDB opcode or value type %d", type);
             goto fail;
+        }
+        if (observer && observer->skim) {
+            /* Structure only: nothing is decoded; the CRC64 at the end
+             * still covers every byte. */
+            sds verr = NULL;
+            if (rdbSkipString(r, &why) == -1) goto fail;
+            if (rdbSkipObject(type, r, &verr) == -1) {
+                why = sdscatprintf(sdsempty(), "%s (a value of type %d)", verr, type);
+                sdsfree(verr);
+                goto fail;
+            }
+            observer->skimmed(observer->ctx, r->processed_bytes, dbid, type, expire);
+            stats->keys_loaded++;
+            expire = -1;
+            lru_idle = lfu_freq = -1;
+            continue;
         }
         sds key = rdbLoadKeySds(r, &why);
         if (!key) goto fail;

@@ -11,9 +11,12 @@
  *                                        closed its end: the rest is dropped)
  *   checkFinish --> close the write end, join, the counts or the error
  *
- * The loader's observer is process-wide: nothing else loads meanwhile. Every
- * key is decoded and freed by the loader; nothing is kept. The checker is
- * freed by checkFinish. */
+ * The loader's observer is process-wide: nothing else loads meanwhile. From
+ * a file every key is decoded and freed by the loader; nothing is kept.
+ * While a payload arrives the loader skims instead (rdb.h): the structure
+ * of every value, the key counts and the RDB's CRC64, without decoding, so
+ * the check keeps up with the transfer on a busy machine; `verify` decodes
+ * every value. The checker is freed by checkFinish. */
 #define _GNU_SOURCE /* pipe2, F_SETPIPE_SZ */
 #include "backup.h"
 #include "object.h"
@@ -35,6 +38,16 @@ static void countKey(void *ctx, size_t offset, int dbid, int rdbtype, sds key, r
     c->keys++;
     if (dbid >= 0 && dbid < BACKUP_MAX_DBS) c->keys_db[dbid]++;
     if (val->type < BACKUP_TYPES) c->keys_type[val->type]++;
+    if (expire != -1) c->expires++;
+}
+
+static void countSkimmed(void *ctx, size_t offset, int dbid, int rdbtype, long long expire) {
+    (void)offset;
+    backupCounts *c = ctx;
+    int type = rdbObjectTypeOf(rdbtype);
+    c->keys++;
+    if (dbid >= 0 && dbid < BACKUP_MAX_DBS) c->keys_db[dbid]++;
+    if (type >= 0 && type < BACKUP_TYPES) c->keys_type[type]++;
     if (expire != -1) c->expires++;
 }
 
@@ -99,8 +112,12 @@ backupChecker *checkStart(sds *err) {
     /* A larger pipe: fewer wake-ups of the two sides (a hint; may fail). */
     fcntl(c->wr, F_SETPIPE_SZ, 1024 * 1024);
     signal(SIGPIPE, SIG_IGN);
-    c->obs =
-        (rdbLoadObserver){.aux = countAux, .key = countKey, .ctx = &c->counts, .check_only = 1};
+    c->obs = (rdbLoadObserver){.aux = countAux,
+                               .key = countKey,
+                               .ctx = &c->counts,
+                               .check_only = 1,
+                               .skim = 1,
+                               .skimmed = countSkimmed};
     rdbLoadSetObserver(&c->obs);
     if (pthread_create(&c->thread, NULL, checkThread, c) != 0) {
         rdbLoadSetObserver(NULL);
