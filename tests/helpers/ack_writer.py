@@ -4,9 +4,9 @@
 #   ack_writer.py LOG STOPFILE MASTER SENTINELPORT...
 #
 # It asks the sentinels for MASTER's address, then loops SET w:I I followed
-# by WAIT N 2000, where N is the number of replicas the primary reported
-# when the writer connected (1 before the failover, 0 after, when the
-# promoted replica has none left). A write whose SET answered OK and whose
+# by WAIT N 2000, where N is the number of replicas (with a listening port)
+# the primary reported when the writer connected (1 before the failover, 0
+# after, when the promoted replica has none left). A write whose SET answered OK and whose
 # WAIT reached N is acknowledged: its I is appended to LOG (line-buffered,
 # so the test reads what was acknowledged so far). A connection error makes
 # it ask the sentinels again and retry the same I (SET is idempotent). It
@@ -49,7 +49,11 @@ def main():
                 info = conn.info("replication")
                 if info.get("role") != "master":
                     raise redis.ConnectionError("not a primary yet")
-                want = min(1, int(info.get("connected_slaves", 0)))
+                # cairn-backup on a Redis primary is a slaveN line with
+                # port 0 that never acknowledges: not a replica to wait for
+                replicas = [v for k, v in info.items()
+                            if k.startswith("slave") and isinstance(v, dict) and int(v.get("port", 0))]
+                want = min(1, len(replicas))
             conn.set("w:%d" % i, i)
             if conn.execute_command("WAIT", want, 2000) >= want:
                 log.write("%d\n" % i)
