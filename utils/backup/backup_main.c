@@ -112,9 +112,9 @@ static int backupUsage(void) {
         "       (full and stream: --sentinel HOST:PORT[,HOST:PORT...] --master NAME instead of\n"
         "        --server asks redis-sentinel for the primary, stream before every connection)\n"
         "       (full and stream: --archive-cmd 'CMD %%f' runs CMD for each finished file;\n"
-        "        they and restore --to-server: --tls [--cacert FILE] [--cacertdir DIR] [--cert "
-        "FILE --key FILE] [--sni NAME]\n"
-        "        [--insecure] connect to a TLS port, as redis-cli does)\n"
+        "        they and restore --to-server: --tls [--cacert FILE] [--cacertdir DIR]\n"
+        "        [--cert FILE --key FILE] [--sni NAME] [--insecure] connect to a TLS port,\n"
+        "        as redis-cli does)\n"
         "       (every subcommand: --encrypt-key FILE, 32 bytes or 64 hex digits: AES-256-GCM at "
         "rest)\n"
         "       cairn-backup list    --repo DIR [--json]\n"
@@ -245,6 +245,10 @@ int backupMain(int argc, char **argv) {
         fprintf(stderr, "cairn-backup: --sentinel and --master go together\n");
         return backupUsage();
     }
+    if (a.sentinels && a.server) {
+        fprintf(stderr, "cairn-backup: --server or --sentinel, not both\n");
+        return backupUsage();
+    }
     if (!strcmp(a.cmd, "full")) {
         sds host = NULL;
         backupLinkOptions o = {.user = a.user,
@@ -252,7 +256,7 @@ int backupMain(int argc, char **argv) {
                                .timeout_s = a.timeout,
                                .rdb_only = 1,
                                .archive_only = 1};
-        if (a.sentinels && !a.server) {
+        if (a.sentinels) {
             if (backupSentinelPrimary(a.sentinels, a.master, 5, &host, &o.port, &kerr) == -1) {
                 fprintf(stderr, "cairn-backup: %s\n", kerr);
                 sdsfree(kerr);
@@ -277,10 +281,6 @@ int backupMain(int argc, char **argv) {
         so.link = (backupLinkOptions){.user = a.user, .pass = a.pass, .timeout_s = a.timeout};
         so.sentinels = a.sentinels;
         so.master = a.master;
-        if (a.sentinels && a.server) {
-            fprintf(stderr, "cairn-backup: stream takes --server or --sentinel, not both\n");
-            return backupUsage();
-        }
         if (!a.sentinels && (!a.server || !backupSplitServer(a.server, &host, &so.link.port))) {
             fprintf(stderr,
                     "cairn-backup: stream needs --server HOST:PORT or --sentinel/--master\n");
