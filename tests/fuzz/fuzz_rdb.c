@@ -5,6 +5,9 @@
  *   mode even: a whole RDB file, loaded by rdbLoadRio in check-only mode
  *              (every value is decoded, validated and freed, nothing enters
  *              the keyspace, so inputs do not interfere with each other);
+ *              with bit 1 set too, skimming (rdbSkipObject: every value's
+ *              structure walked without decoding, as cairn-backup full
+ *              checks a payload);
  *   mode odd:  a DUMP payload, decoded by dumpPayloadLoad with the CRC
  *              check skipped (so mutations reach the decoder). A payload
  *              that loads must serialize again into one that loads: a
@@ -28,6 +31,15 @@ static void ignoreKey(void *ctx, size_t offset, int dbid, int rdbtype, sds key, 
     (void)ctx, (void)offset, (void)dbid, (void)rdbtype, (void)key, (void)val, (void)expire;
 }
 
+static void ignoreSkimmed(void *ctx, size_t offset, int dbid, int rdbtype, long long expire) {
+    (void)ctx, (void)offset, (void)dbid, (void)expire;
+    if (rdbObjectTypeOf(rdbtype) < 0) __builtin_trap(); /* only value types are skimmed */
+}
+
+static const rdbLoadObserver decodeObs = {.aux = ignoreAux, .key = ignoreKey, .check_only = 1};
+static const rdbLoadObserver skimObs = {
+    .aux = ignoreAux, .key = ignoreKey, .check_only = 1, .skim = 1, .skimmed = ignoreSkimmed};
+
 static void fuzzInit(void) {
     static int done;
     if (done) return;
@@ -36,8 +48,6 @@ static void fuzzInit(void) {
     cfg.verbosity = LL_WARNING + 1; /* silent: the loader's log lines are noise here */
     objectCreateShared();
     dbInit();
-    static const rdbLoadObserver obs = {.aux = ignoreAux, .key = ignoreKey, .check_only = 1};
-    rdbLoadSetObserver(&obs);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -58,6 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             decrRefCount(o);
         }
     } else {
+        rdbLoadSetObserver(data[0] & 2 ? &skimObs : &decodeObs);
         rio r;
         rioInitWithBuffer(&r, sdsnewlen(p, len));
         rdbLoadStats stats;

@@ -6,7 +6,8 @@
 # Seeds: the DUMP payload of every key of the snapshot tests' dataset (mode
 # byte 1), cairn's and redis-server's snapshot of that dataset, and
 # hand-built files in the legacy encodings (ziplist, zipmap, quicklist of
-# ziplists, listpack sets) that no Redis 7.0 writes (mode byte 0).
+# ziplists, listpack sets) that no Redis 7.0 writes (mode byte 0), each
+# file also as skim-* (mode byte 2: skimmed, as cairn-backup full checks).
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
@@ -19,6 +20,7 @@ proc seed {name mode bytes} {
     set f [open [file join $::out $name] wb]
     puts -nonewline $f [binary format c $mode]$bytes
     close $f
+    if {$mode == 0} { seed [regsub {^file-} $name skim-] 2 $bytes }
 }
 
 set servers [list cairn $::cairn(server)]
