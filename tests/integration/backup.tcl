@@ -19,7 +19,8 @@
 # tool follows the promoted replica by PSYNC2 (one backup, no gap), and the
 # restored end equals the new primary and holds every acknowledged write.
 # The source restarted from its RDB (partial resync) and its AOF (a new
-# full backup).
+# full backup). The tool ahead of a promoted replica: a new backup, and the
+# write the promotion lost restorable from the old timeline.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
 source [file join [file dirname [info script]] .. helpers repl.tcl]
@@ -685,7 +686,7 @@ foreach kind {cairn redis} {
             set old_end [lindex [regexp -all -inline {"stream_end":(\d+)} $json] 1]
             set second [info_field $nc second_repl_offset replication]
             assert {$old_end >= $second} "a new backup although the promoted replica had all the tool's $old_end bytes (its second ID reaches [expr {$second - 1}]): $text"
-            assert_match "*partial resync impossible (the source answered +FULLRESYNC*" $text
+            assert_match "*partial resync impossible (the source answered +FULLRESYNC*(lost in the failover) stay in the old timeline*" $text
         }
         backup_ok verify --repo $frepo
         # full asks the sentinels too (the first address is a dead one)
@@ -706,6 +707,40 @@ foreach kind {cairn redis} {
         foreach s $sentinels { kill_server $s }
         kill_server $r1
     }
+}
+
+test "stream: the tool ahead of the replica promoted next: a new backup, the writes only the old primary had restorable from the old timeline" {
+    set p [start_server -config {repl-diskless-sync-delay 0}]
+    set r1 [start_server -config {repl-diskless-sync-delay 0}]
+    set pc [client $p]
+    set rc [client $r1]
+    repl_attach $rc $p
+    stream_writes $pc common 30
+    set arepo [file join $::cairn(tmp) arepo]
+    set log [file join $::cairn(tmp) stream-ahead.log]
+    set pid [stream_start $p $arepo $log]
+    wait_for {[llength [backup_ids $arepo]] == 1} 10000 "the first backup"
+    stream_writes $pc more 30
+    repl_wait_caught_up $pc $rc
+    # the replica is promoted; the old primary takes writes it never gets
+    r $rc REPLICAOF NO ONE
+    r $pc SET lost-in-failover 1
+    stream_caught_up $arepo $pc
+    set dlost [r $pc DEBUG DIGEST]
+    after 200
+    set t [format %.3f [expr {[clock milliseconds] / 1000.0}]]
+    stream_stop $pid
+    r $rc SET after-promotion 1
+    set pid [stream_start $r1 $arepo $log]
+    wait_for {[llength [backup_ids $arepo]] == 2} 10000 "a new backup from the promoted replica"
+    stream_caught_up $arepo $rc
+    stream_stop $pid
+    set text [read_bytes $log]
+    assert_match "*continues that history only up to offset * archived bytes after it (lost in the failover) stay in the old timeline*" $text
+    assert_equal $dlost [restore_digest $arepo $::cairn(server) --at $t] "the old timeline holds the lost write"
+    assert_equal [r $rc DEBUG DIGEST] [restore_digest $arepo $::cairn(server)] "the end: the promoted replica's data"
+    kill_server $p
+    kill_server $r1
 }
 
 # A snapshot written at shutdown carries the replication ID and offset, so

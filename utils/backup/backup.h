@@ -58,9 +58,11 @@ typedef struct backupLink {
     double sync_time; /* when +FULLRESYNC arrived: the snapshot's moment */
     long long size;   /* payload length, -1 for an EOF-mark payload */
     char mark[40];
-    char server_info[64]; /* "redis_version:..." of the source, if INFO answered */
-    int continued;        /* +CONTINUE: the stream goes on at psync_offset, no payload */
-    int archiver;         /* the source accepted REPLCONF archive-only (cairn) */
+    char server_info[64];    /* "redis_version:..." of the source, if INFO answered */
+    char replid2[41];        /* the source's master_replid2 ("" if INFO did not say) */
+    long long second_offset; /* its second_repl_offset: replid2 holds up to this - 1 */
+    int continued;           /* +CONTINUE: the stream goes on at psync_offset, no payload */
+    int archiver;            /* the source accepted REPLCONF archive-only (cairn) */
 } backupLink;
 
 /* ---- transport.c ---- */

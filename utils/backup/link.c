@@ -129,12 +129,15 @@ static int linkCall(backupLink *l, int argc, const char **argv, char *reply, siz
     return 0;
 }
 
-/* INFO server's version line, for the manifest (a bulk reply: read it whole). */
+/* INFO server's version line, for the manifest, and the replication
+ * section's second ID, to explain a refused PSYNC (a bulk reply: read it
+ * whole). */
 static void linkReadVersion(backupLink *l) {
-    const char *argv[2] = {"INFO", "server"};
+    const char *argv[3] = {"INFO", "server", "replication"};
     char line[LINK_LINE_MAX];
     sds err = NULL;
-    if (linkCall(l, 2, argv, line, sizeof(line), &err) == -1 || line[0] != '$') {
+    l->second_offset = -1;
+    if (linkCall(l, 3, argv, line, sizeof(line), &err) == -1 || line[0] != '$') {
         sdsfree(err);
         return;
     }
@@ -154,6 +157,12 @@ static void linkReadVersion(backupLink *l) {
         if (!p) continue;
         size_t n = strcspn(p, "\r\n");
         snprintf(l->server_info, sizeof(l->server_info), "%.*s", (int)n, p);
+    }
+    const char *id2 = strstr(body, "master_replid2:"), *off2 = strstr(body, "second_repl_offset:");
+    if (id2 && off2 && strcspn(id2 + 15, "\r\n") == 40) {
+        memcpy(l->replid2, id2 + 15, 40);
+        l->replid2[40] = '\0';
+        l->second_offset = strtoll(off2 + 19, NULL, 10);
     }
     sdsfree(body);
 }
@@ -220,9 +229,19 @@ backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
         l->continued = 1;
         return l;
     }
-    if (o->psync_replid && o->psync_refusal)
+    if (o->psync_replid && o->psync_refusal) {
         *o->psync_refusal = sdscatprintf(sdsempty(), "the source answered %.200s to PSYNC %s %s",
                                          line, o->psync_replid, offstr);
+        /* A promoted replica that never got the last bytes the tool did:
+         * writes the failover lost, which only the old timeline holds. */
+        if (!strcmp(l->replid2, o->psync_replid) && l->second_offset > 0 &&
+            o->psync_offset > l->second_offset)
+            *o->psync_refusal = sdscatprintf(
+                *o->psync_refusal,
+                "; it continues that history only up to offset %lld, so the %lld archived bytes "
+                "after it (lost in the failover) stay in the old timeline",
+                l->second_offset - 1, o->psync_offset - l->second_offset);
+    }
     if (strncmp(line, "+FULLRESYNC ", 12)) {
         *err = sdscatprintf(sdsempty(), "unexpected reply to PSYNC: %.200s", line);
         goto fail;
