@@ -116,6 +116,7 @@ static const char *aofDir(void) { return cfg.appenddirname; }
  * durable yet, and, as in Redis, replies are not held. */
 static void aofUpdateHold(void) {
     aof_hold_active = aof.state == AOF_ON && cfg.appendfsync == APPENDFSYNC_ALWAYS;
+    aofAlwaysActive(aof.state != AOF_OFF && cfg.appendfsync == APPENDFSYNC_ALWAYS);
 }
 
 /* ---- files ---- */

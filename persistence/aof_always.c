@@ -429,6 +429,11 @@ void aofResumeClients(void) {
     aof.resume = later;
 }
 
+void aofAlwaysActive(int on) {
+    /* Only this writer borrows the loop (aofWriterRelease). */
+    if (server.el) elSetLendable(server.el, on);
+}
+
 void aofAlwaysInit(void) {
     int p[2];
     if (pipe2(p, O_NONBLOCK | O_CLOEXEC) == -1) {

@@ -86,6 +86,9 @@ void aofNoteBioFsync(void);
 /* ---- aof_always.c ---- */
 /* The writer pipe and the gather timer, registered in the event loop. */
 void aofAlwaysInit(void);
+/* Whether always jobs may run from now on: the writer may then borrow the
+ * loop. */
+void aofAlwaysActive(int on);
 /* Submit the unread stream bytes as the next group, unless one is in
  * flight or the group is still gathering. */
 void aofAlwaysKick(void);

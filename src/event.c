@@ -39,9 +39,12 @@ struct eventLoop {
     int stop;
     int poll_now; /* set by beforeSleep: don't block in this turn's epoll_wait */
     evSleepProc *beforesleep, *aftersleep;
-    /* Held by the loop thread except while it blocks in epoll_wait: a
-     * thread that takes it (elTryBorrow) may act for the loop meanwhile. */
+    /* Held by the loop thread except while it blocks in epoll_wait with
+     * `lendable` set: a thread that takes it (elTryBorrow) may act for the
+     * loop meanwhile. Without a borrower (no AOF writer) the loop does not
+     * touch it at all. */
     pthread_mutex_t idle;
+    int lendable;
 };
 
 eventLoop *elCreate(int setsize) {
@@ -206,9 +209,10 @@ static int elProcess(eventLoop *el, int dontwait, int timers) {
     int timeout_ms = wait_us < 0 ? -1 : (int)((wait_us + 999) / 1000);
     if (el->stop || el->poll_now) timeout_ms = 0;
     el->poll_now = 0;
-    pthread_mutex_unlock(&el->idle);
+    int lend = el->lendable;
+    if (lend) pthread_mutex_unlock(&el->idle);
     int n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
-    pthread_mutex_lock(&el->idle);
+    if (lend) pthread_mutex_lock(&el->idle);
     if (el->aftersleep) el->aftersleep(el);
     for (int j = 0; j < n; j++) {
         struct epoll_event *e = &el->fired[j];
@@ -257,6 +261,8 @@ void elMain(eventLoop *el) {
 void elStop(eventLoop *el) { el->stop = 1; }
 
 void elPollNow(eventLoop *el) { el->poll_now = 1; }
+
+void elSetLendable(eventLoop *el, int on) { el->lendable = on; }
 
 int elTryBorrow(eventLoop *el) { return pthread_mutex_trylock(&el->idle) == 0; }
 

@@ -9,7 +9,8 @@
  * before more input is read, e.g. after fsync).
  *
  * The loop thread holds the loop's `idle` mutex except while it blocks in
- * epoll_wait, so a helper thread can borrow the loop there (elTryBorrow):
+ * epoll_wait (only once elSetLendable allowed it), so a helper thread can
+ * borrow the loop there (elTryBorrow):
  * the AOF writer releases the replies its fsync made durable without
  * waking the loop thread first. */
 #ifndef CAIRN_EVENT_H
@@ -57,6 +58,9 @@ void elPollNow(eventLoop *el);
  * the caller may touch what the loop thread owns, briefly; 0: the loop
  * thread is running (or waiting for something else), leave it alone. */
 int elTryBorrow(eventLoop *el);
+/* From the loop thread: whether a helper may borrow the loop at all (0 by
+ * default, and elTryBorrow then always fails). */
+void elSetLendable(eventLoop *el, int on);
 void elGiveBack(eventLoop *el);
 
 #endif
