@@ -87,7 +87,7 @@ void aofNoteBioFsync(void);
 /* The writer pipe and the gather timer, registered in the event loop. */
 void aofAlwaysInit(void);
 /* Whether always jobs may run from now on: the writer may then borrow the
- * loop. */
+ * loop and polls briefly for its next job (bioSetSpin). */
 void aofAlwaysActive(int on);
 /* Submit the unread stream bytes as the next group, unless one is in
  * flight or the group is still gathering. */

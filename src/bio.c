@@ -9,12 +9,14 @@
 #include "bio.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
 #include "log.h"
+#include "util.h"
 #include "zmalloc.h"
 
 typedef struct bioJob {
@@ -30,11 +32,15 @@ typedef struct bioQueue {
     bioJob *head, *tail;
     unsigned long pending;
     int sleeping; /* the thread waits on `work`: a submit must signal */
+    int spin_us;  /* bioSetSpin: poll this long for the next job before sleeping */
+    long long submitted_us; /* monotonic time of the last submit */
+    long long last_gap_us;  /* how long the thread last waited for a job */
     pthread_t thread;
 } bioQueue;
 
 static bioQueue queues[BIO_NUM_KINDS];
 static int bio_started = 0;
+
 
 static void *bioThreadMain(void *arg) {
     bioQueue *q = arg;
@@ -43,10 +49,24 @@ static void *bioThreadMain(void *arg) {
     pthread_sigmask(SIG_BLOCK, &all, NULL);
     pthread_mutex_lock(&q->lock);
     for (;;) {
-        while (!q->head) {
-            q->sleeping = 1;
-            pthread_cond_wait(&q->work, &q->lock);
-            q->sleeping = 0;
+        if (!q->head) {
+            long long idle = (long long)monotonicUs();
+            int spin = __atomic_load_n(&q->spin_us, __ATOMIC_RELAXED);
+            /* (the lock is not held while polling: a submit takes it; each
+             * look yields, so on a busy CPU the threads waiting run first) */
+            if (spin > 0 && q->last_gap_us < spin) {
+                pthread_mutex_unlock(&q->lock);
+                while (!__atomic_load_n(&q->head, __ATOMIC_ACQUIRE) &&
+                       (long long)monotonicUs() - idle < spin)
+                    sched_yield();
+                pthread_mutex_lock(&q->lock);
+            }
+            while (!q->head) {
+                q->sleeping = 1;
+                pthread_cond_wait(&q->work, &q->lock);
+                q->sleeping = 0;
+            }
+            q->last_gap_us = q->submitted_us - idle; /* (a sleeper's wake-up not included) */
         }
         bioJob *job = q->head;
         q->head = job->next;
@@ -88,8 +108,9 @@ void bioSubmit(int kind, bioJobFn *fn, void *arg) {
     job->arg = arg;
     pthread_mutex_lock(&q->lock);
     if (q->tail) q->tail->next = job;
-    else q->head = job;
+    else __atomic_store_n(&q->head, job, __ATOMIC_RELEASE);
     q->tail = job;
+    if (__atomic_load_n(&q->spin_us, __ATOMIC_RELAXED)) q->submitted_us = (long long)monotonicUs();
     __atomic_store_n(&q->pending, q->pending + 1, __ATOMIC_RELAXED);
     int wake = q->sleeping;
     pthread_mutex_unlock(&q->lock);
@@ -98,6 +119,10 @@ void bioSubmit(int kind, bioJobFn *fn, void *arg) {
      * appendfsync always path); a thread busy with a job finds the queue
      * without any. */
     if (wake) pthread_cond_signal(&q->work);
+}
+
+void bioSetSpin(int kind, int us) {
+    __atomic_store_n(&queues[kind].spin_us, us, __ATOMIC_RELAXED);
 }
 
 unsigned long bioPending(int kind) {

@@ -23,6 +23,13 @@ void bioInit(void);
 
 void bioSubmit(int kind, bioJobFn *fn, void *arg);
 
+/* Let the kind's thread poll for its next job up to `us` microseconds
+ * before it sleeps (0: never), sparing a submit the futex wake-up of a
+ * sleeping thread. It polls only while the last wait for a job was shorter
+ * than that, so a kind whose jobs come rarely never spins, and yields the
+ * CPU between looks. */
+void bioSetSpin(int kind, int us);
+
 /* Jobs of the kind submitted and not finished yet (queued or running). */
 unsigned long bioPending(int kind);
 
