@@ -54,6 +54,10 @@ typedef struct aofState {
     long long service_us;                /* average time from a job's submit to its release */
     int gather_tfd;                      /* timerfd waking the loop at the gather deadline */
     int gather_armed;                    /* gather_tfd is set and has not fired yet */
+    int gather_arrived;                  /* clients of the last release that came back */
+    int gather_still_held;               /* held clients a release did not cover */
+    int gather_pipeline;                 /* two cohorts, no waiting: aofGatherPlan */
+    long long return_us;                 /* a released client's mean time to come back */
     struct client *held;                 /* clients waiting for durable_off */
     struct client *resume;               /* released clients whose input waits (aofBeforeSleep) */
     /* rewrite */
