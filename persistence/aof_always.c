@@ -130,9 +130,9 @@ static void aofWriteJobRun(void *arg) {
  * do better: one is in the fsync while the loop serves the other, so
  * neither resource waits (N/(2S) or CPU-bound, against N/(S+G) for a
  * full gather, with G > S). aofGatherPlan picks that mode at each release
- * from the measured return time per client (aof.return_us) and the clients
- * in play: those just released plus those already waiting for the next
- * group. */
+ * from the measured spacing of the clients' returns (aof.return_us, the
+ * loop's time per client) and the clients in play: those just released
+ * plus those already waiting for the next group. */
 #define AOF_GATHER_GAP_MIN_US 150
 #define AOF_GATHER_GAP_MAX_US 600
 #define AOF_GATHER_MAX_MIN_US 1000
@@ -236,10 +236,12 @@ static void aofWriteJobDone(aofWriteJob *j) {
         aofWriteError(j->err);
     }
     zfree(j);
-    /* How fast the clients of the last release came back (their mean
-     * spacing, the first one's round trip included). */
-    if (aof.gather_arrived) {
-        long long per = (aof.gather_last - aof.gather_start) / aof.gather_arrived;
+    /* How far apart the clients of the last release came back: the time
+     * the loop spends per client. (The first one's round trip is left
+     * out: each cohort pays it once, so two cohorts do not save it, and on
+     * a loaded machine it is a scheduler's delay worth milliseconds.) */
+    if (aof.gather_arrived > 1) {
+        long long per = (aof.gather_last - aof.gather_first) / (aof.gather_arrived - 1);
         aof.return_us = aof.return_us ? (aof.return_us * 7 + per) / 8 : per;
     }
     aof.gather_epoch++;
@@ -304,9 +306,9 @@ void aofNoteReply(client *c) {
     /* (counted even once the group left without it: return_us) */
     if (c->aof_gather_epoch && c->aof_gather_epoch == aof.gather_epoch) {
         if (aof.gather_wait > 0) aof.gather_wait--;
-        aof.gather_arrived++;
         c->aof_gather_epoch = 0;
         aof.gather_last = ustime();
+        if (aof.gather_arrived++ == 0) aof.gather_first = aof.gather_last;
     }
 }
 

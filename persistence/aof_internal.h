@@ -57,7 +57,8 @@ typedef struct aofState {
     int gather_arrived;                  /* clients of the last release that came back */
     int gather_still_held;               /* held clients a release did not cover */
     int gather_pipeline;                 /* two cohorts, no waiting: aofGatherPlan */
-    long long return_us;                 /* a released client's mean time to come back */
+    long long gather_first;              /* unix us: the first arrival after the release */
+    long long return_us;                 /* mean spacing of the released clients' returns */
     struct client *held;                 /* clients waiting for durable_off */
     struct client *resume;               /* released clients whose input waits (aofBeforeSleep) */
     /* rewrite */
