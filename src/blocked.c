@@ -217,6 +217,10 @@ static void serveKey(serverDb *db, robj *key) {
         if (!de) return;
         waiters *w = dictGetVal(de);
         if (w->len == 0) return;
+        /* The clock moves on after the command that made the key ready
+         * (EXEC with a DEBUG SLEEP inside): a key that expired meanwhile
+         * is deleted here, and its DEL propagated, rather than served. */
+        server.cmd_time_snapshot = mstime();
         robj *o = dbLookupReadNoNotify(db, key);
         client *c = w->v[0];
         if (!o || o->type != c->btype) return;

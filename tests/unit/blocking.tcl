@@ -428,4 +428,32 @@ test "served blocking commands propagate as their non-blocking forms" {
     close_client $w2
 }
 
+test "a key that expires before its waiters are served is deleted; they keep their order" {
+    r $c FLUSHALL
+    r $c DEBUG SET-ACTIVE-EXPIRE 0
+    set before [info_field $c expired_keys stats]
+    set w1 [block_on BRPOP k 0]
+    set w2 [block_on BRPOP k 0]
+    # The push wakes the waiters only when EXEC ends, by which time the
+    # key's 100 ms are over: it is deleted as expired, nobody is served,
+    # and the first waiter is still first in line.
+    r $c MULTI
+    r $c RPUSH k hello
+    r $c PEXPIRE k 100
+    r $c DEBUG SLEEP 0.2
+    assert_equal {1 1 OK} [r $c EXEC]
+    assert_still_blocked $w1
+    assert_still_blocked $w2
+    assert_equal 0 [r $c DBSIZE]
+    assert_equal [expr {$before + 1}] [info_field $c expired_keys stats]
+    r $c RPUSH k first
+    assert_equal {k first} [read_reply $w1]
+    assert_still_blocked $w2
+    r $c RPUSH k second
+    assert_equal {k second} [read_reply $w2]
+    r $c DEBUG SET-ACTIVE-EXPIRE 1
+    close_client $w1
+    close_client $w2
+}
+
 finish
