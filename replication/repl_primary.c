@@ -1190,6 +1190,10 @@ void replCron(void) {
     /* PINGs go into the stream so replicas see the link alive (and, as in
      * Redis, they count in the offset). */
     failoverCron();
+    /* The period counts from when the first replica attached, so a replica
+     * that has just synced does not get a PING at once (Redis' cron-loop
+     * counter behaves the same way for the stream a fresh SYNC sees). */
+    if (nreplicas == 0) last_ping = now;
     if (!replIsReplica() && nreplicas && !failoverActive() && now - last_ping >= cfg.repl_ping_replica_period) {
         last_ping = now;
         robj *ping = createStringObject("PING", 4);

@@ -225,6 +225,29 @@ test "Writes made while the snapshot is taken arrive, in order" {
     kill_server $s
 }
 
+test "The first replica's stream starts with its writes, not a PING, until the ping period has passed" {
+    set m [start_server -config {repl-diskless-sync-delay 0 repl-ping-replica-period 3600}]
+    set mc [client $m]
+    # The server has been up long enough for a ping period of 1 s to have
+    # passed, but nobody was attached: the period starts with the replica.
+    r $mc CONFIG SET repl-ping-replica-period 1
+    after 1500
+    r $mc CONFIG SET repl-ping-replica-period 3600
+    set x [client $m]
+    send_raw $x "SYNC\r\n"
+    set l ""
+    while {$l eq ""} { set l [::cairn_h::line $x] }
+    assert_match {$*} $l
+    set n [string range $l 1 end]
+    # the snapshot payload has no CRLF after it
+    ::cairn_h::bytes $x [expr {$n - 2}]
+    after 1200
+    r $mc SET k v
+    assert_equal {SELECT 0} [read_reply $x]
+    assert_equal {SET k v} [read_reply $x]
+    kill_server $m
+}
+
 set m [start_server -config {repl-diskless-sync-delay 0}]
 set mc [client $m]
 set s1 [start_server]
