@@ -24,6 +24,7 @@
 #include "quicklist.h"
 #include "script_lua.h"
 #include "snapshot.h"
+#include "zset.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -177,6 +178,7 @@ void debugCommand(client *c) {
         "REPLYBUFFER RESIZING <0|1>",
         "    Enable or disable the replay buffer resize cron job",
         "HTSTATS <dbid>", "    Return hash table statistics of the specified database.",
+        "HTSTATS-KEY <key>", "    Like HTSTATS but for the hash table stored at <key>'s value.",
         "STRINGMATCH-LEN", "    Run a fuzz tester against the stringmatchlen() function.",
         "ERROR <string>", "    Return a Redis protocol error with <string> as message.",
         "PANIC", "    Crash the server simulating a panic.",
@@ -304,6 +306,22 @@ void debugCommand(client *c) {
         s = sdscat(s, buf);
         replyVerbatim(c, s, sdslen(s), "txt");
         sdsfree(s);
+    } else if (!strcasecmp(sub, "htstats-key") && c->argc == 3) {
+        robj *o = dbLookupReadNoNotify(c->db, c->argv[2]);
+        if (!o) {
+            replyError(c, "ERR no such key");
+            return;
+        }
+        dict *d = NULL;
+        if (o->encoding == OBJ_ENCODING_HT) d = o->ptr;
+        else if (o->encoding == OBJ_ENCODING_SKIPLIST) d = ((zset *)o->ptr)->dict;
+        if (!d) {
+            replyError(c, "ERR The value stored at the specified key is not represented using an hash table");
+            return;
+        }
+        char buf[4096];
+        size_t len = dictGetStats(buf, sizeof(buf), d);
+        replyVerbatim(c, buf, len, "txt");
     } else if (!strcasecmp(sub, "stringmatch-len")) {
         replyOk(c);
     } else if (!strcasecmp(sub, "panic")) {

@@ -2,6 +2,7 @@
 # POPULATE's bounds (a negative count or size, a prefix longer than the
 # name buffer, which used to read past it) and DEBUG OBJECT's fields
 # (serializedlength is the value's RDB length; quicklists add ql_* fields).
+# DEBUG HTSTATS-KEY prints the stats of a value's own hash table.
 # The expected values are redis-server 7.0.15's.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
@@ -35,6 +36,31 @@ test "DEBUG OBJECT: serializedlength and the quicklist fields" {
     assert_match "*encoding:listpack serializedlength:14 *" [r $c DEBUG OBJECT h]
     assert_match "*encoding:intset serializedlength:15 *" [r $c DEBUG OBJECT set]
     assert_error "ERR no such key" {r $c DEBUG OBJECT nosuch}
+}
+
+test "DEBUG HTSTATS-KEY: the value's own hash table, or an error" {
+    r $c FLUSHALL
+    r $c CONFIG SET set-max-intset-entries 0
+    r $c CONFIG SET hash-max-listpack-entries 0
+    r $c CONFIG SET zset-max-listpack-entries 0
+    r $c SADD s 1 2 3
+    r $c HSET h f v
+    r $c ZADD z 1 m
+    r $c SET str x
+    set st [r $c DEBUG HTSTATS-KEY s]
+    assert_match "Hash table 0 stats (main hash table):*number of elements: 3*" $st
+    assert_match "*number of elements: 1*" [r $c DEBUG HTSTATS-KEY h]
+    assert_match "*number of elements: 1*" [r $c DEBUG HTSTATS-KEY z]
+    assert_error "ERR no such key" {r $c DEBUG HTSTATS-KEY nokey}
+    assert_error "ERR The value stored at the specified key is not represented using an hash table" \
+            {r $c DEBUG HTSTATS-KEY str}
+    r $c CONFIG SET set-max-intset-entries 512
+    r $c SADD small 1
+    assert_error "ERR The value stored at the specified key is not represented using an hash table" \
+            {r $c DEBUG HTSTATS-KEY small}
+    assert_error "ERR unknown subcommand*" {r $c DEBUG HTSTATS-KEY s full}
+    r $c CONFIG SET hash-max-listpack-entries 128
+    r $c CONFIG SET zset-max-listpack-entries 128
 }
 
 finish
