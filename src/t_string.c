@@ -178,8 +178,9 @@ static void setGeneric(client *c, int flags, robj *key, robj *val, robj *expire,
     if (expire) notifyKeyspaceEvent(NOTIFY_GENERIC, "expire", key, c->db->id);
     if (!(flags & SET_GET)) replyRaw(c, ok_reply, strlen(ok_reply)); /* a constant */
 
-    /* Propagate a relative expire as an absolute one, and drop GET. */
-    if (expire && !(flags & SET_PXAT)) {
+    /* Any expire propagates as SET key value PXAT ms, as in Redis (NX, XX
+     * and GET dropped, the option name in capitals); otherwise drop GET. */
+    if (expire) {
         stringSharedInit();
         clientRewriteArgv(c, 5, shared(objSet), shared(key), shared(val), shared(objPxat),
                           createStringObjectFromLongLong(when));

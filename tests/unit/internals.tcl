@@ -90,6 +90,17 @@ test "propagation: relative expires become absolute" {
     assert_equal "[resp SET e v PXAT $when][resp PEXPIREAT e $when2][resp SET e2 v PXAT $when3]" $got
 }
 
+test "propagation: SET with PXAT is rewritten too (capital PXAT, no NX/XX/GET)" {
+    r $c DEL p
+    propagated
+    set at [expr {[clock milliseconds] + 100000}]
+    r $c SET p v pxat $at
+    r $c SET p v2 xx pxat $at get
+    r $c SET q v nx pXaT $at
+    set got [propagated]
+    assert_equal "[resp SET p v PXAT $at][resp SET p v2 PXAT $at][resp SET q v PXAT $at]" $got
+}
+
 test "propagation: INCRBYFLOAT as SET KEEPTTL, GETDEL as DEL, GETSET as SET" {
     r $c DEL f
     propagated
