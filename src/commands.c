@@ -35,6 +35,7 @@
 #include "t_set.h"
 #include "t_zset.h"
 #include "sort.h"
+#include "migrate.h"
 #include "snapshot.h"
 #include "aof.h"
 #include "repl.h"
@@ -282,6 +283,7 @@ static cairnCommand commandTable[] = {
     ZSET_COMMANDS
     BITS_COMMANDS
     SORT_COMMANDS
+    MIGRATE_COMMANDS
     /* keyspace */
     CMD("del", delCommand, -2, W, K, 1, -1, 1, "Delete a key", "1.0.0", "generic", KS("RM delete|i1|r-1,1,0"), TIPS("request_policy:multi_shard response_policy:agg_sum")),
     CMD("unlink", unlinkCommand, -2, W | F, K, 1, -1, 1, "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", "4.0.0", "generic", KS("RM delete|i1|r-1,1,0"), TIPS("request_policy:multi_shard response_policy:agg_sum")),

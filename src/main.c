@@ -40,6 +40,7 @@
 #include "waitaof.h"
 #include "aof_check.h"
 #include "backup.h"
+#include "migrate.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -188,6 +189,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     aofCron();
     replCron();
     clientsCron();
+    migrateCron();
     blockedCheckTimeouts();
     pauseCheckTimeout();
     tlsHandshakeCron();
