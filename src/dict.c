@@ -701,8 +701,11 @@ static void statsAppend(char *buf, size_t bufsize, size_t *len, const char *fmt,
 
 static void dictStatsTable(char *buf, size_t bufsize, size_t *len, dict *d, int htidx) {
     unsigned long size = DICTHT_SIZE(d->ht_size_exp[htidx]);
+    const char *which = htidx == 0 ? "main hash table" : "rehashing target";
     if (d->ht_used[htidx] == 0) {
-        statsAppend(buf, bufsize, len, "No stats available for empty dictionaries\n");
+        /* The header even so: a table being rehashed into may be empty. */
+        statsAppend(buf, bufsize, len, "Hash table %d stats (%s):\nNo stats available for empty dictionaries\n",
+                    htidx, which);
         return;
     }
 
@@ -727,7 +730,7 @@ static void dictStatsTable(char *buf, size_t bufsize, size_t *len, dict *d, int 
                 " avg chain length (counted): %.02f\n"
                 " avg chain length (computed): %.02f\n"
                 " Chain length distribution:\n",
-                htidx, htidx == 0 ? "main hash table" : "rehashing target", size, d->ht_used[htidx],
+                htidx, which, size, d->ht_used[htidx],
                 slots, maxchainlen, (double)totchainlen / slots, (double)d->ht_used[htidx] / slots);
     for (unsigned long i = 0; i < DICT_STATS_VECTLEN; i++) {
         if (clvector[i] == 0) continue;

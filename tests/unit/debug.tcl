@@ -63,4 +63,12 @@ test "DEBUG HTSTATS-KEY: the value's own hash table, or an error" {
     r $c CONFIG SET zset-max-listpack-entries 128
 }
 
+test "DEBUG HTSTATS: an empty table still gets its header" {
+    r $c SELECT 3
+    r $c FLUSHDB
+    assert_equal "\[Dictionary HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n\[Expires HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n" \
+            [r $c DEBUG HTSTATS 3]
+    r $c SELECT 0
+}
+
 finish
