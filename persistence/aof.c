@@ -1052,6 +1052,25 @@ int aofShutdown(int flags) {
     return 0;
 }
 
+/* DEBUG LOADAOF: the dataset is replaced by what the AOF files hold, as
+ * Redis does it: pending writes go to disk first, then every file of the
+ * manifest is loaded into the emptied keyspace. A file that fails to load
+ * ends the process, as at start-up. */
+void aofDebugLoad(void) {
+    aofInit();
+    if (aof.state == AOF_ON) aofFlushAll();
+    aofLoadManifestIfOff();
+    dbEmpty(-1, 0);
+    for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
+    server.loading = 1;
+    int total = (aof.am->base ? 1 : 0) + aof.am->nincr, k = 0;
+    if (aof.am->base) aofLoadLogged(aof.am->base->name, ++k == total, 1);
+    for (int j = 0; j < aof.am->nincr; j++) aofLoadLogged(aof.am->incr[j]->name, ++k == total, 1);
+    server.loading = 0;
+    server.dirty = 0;
+    serverLog(LL_NOTICE, "Append Only File loaded by DEBUG LOADAOF");
+}
+
 sds aofInfoFields(sds s) {
     aofInit();
     int rewriting = childActiveType() == CHILD_TYPE_AOF;

@@ -24,6 +24,7 @@
 #include "quicklist.h"
 #include "script_lua.h"
 #include "snapshot.h"
+#include "aof.h"
 #include "zset.h"
 
 #include <errno.h>
@@ -157,6 +158,7 @@ void debugCommand(client *c) {
         "POPULATE <count> [<prefix>] [<size>]", "    Create <count> string keys named key:<num>.",
         "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
         "PROTOCOL <type>", "    Reply with a test value of the specified type.",
+        "LOADAOF", "    Flush the AOF buffers on disk and reload the AOF in memory.",
         "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
         "    Save the RDB on disk and reload it back to memory. MERGE loads over the",
         "    data in memory, NOFLUSH keeps it, NOSAVE loads the file already on disk.",
@@ -279,6 +281,9 @@ void debugCommand(client *c) {
         replyLongLong(c, server.stat_lookups);
     } else if (!strcasecmp(sub, "reload")) {
         rdbDebugReload(c);
+    } else if (!strcasecmp(sub, "loadaof") && c->argc == 2) {
+        aofDebugLoad();
+        replyOk(c);
     } else if (!strcasecmp(sub, "propagated") && c->argc == 2) {
         debugPropagated(c);
     } else if (!strcasecmp(sub, "protocol") && c->argc == 3) {

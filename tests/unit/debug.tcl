@@ -2,7 +2,8 @@
 # POPULATE's bounds (a negative count or size, a prefix longer than the
 # name buffer, which used to read past it) and DEBUG OBJECT's fields
 # (serializedlength is the value's RDB length; quicklists add ql_* fields).
-# DEBUG HTSTATS-KEY prints the stats of a value's own hash table.
+# DEBUG HTSTATS-KEY prints the stats of a value's own hash table; DEBUG
+# LOADAOF reloads the dataset from the AOF files.
 # The expected values are redis-server 7.0.15's.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
@@ -69,6 +70,26 @@ test "DEBUG HTSTATS: an empty table still gets its header" {
     assert_equal "\[Dictionary HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n\[Expires HT\]\nHash table 0 stats (main hash table):\nNo stats available for empty dictionaries\n" \
             [r $c DEBUG HTSTATS 3]
     r $c SELECT 0
+}
+
+test "DEBUG LOADAOF replaces the dataset with what the AOF files hold" {
+    set a [start_server -config {appendonly yes appendfsync no}]
+    set ac [client $a]
+    r $ac SET k v
+    r $ac RPUSH l a b
+    # Written just now and not fsynced: LOADAOF writes it out first.
+    r $ac SET last 1
+    # A write the server never saw, appended to the open incremental file.
+    set incr [file join [dict get $a dir] appendonlydir appendonly.aof.1.incr.aof]
+    assert_equal OK [r $ac DEBUG LOADAOF]
+    set f [open $incr a]
+    fconfigure $f -translation binary
+    puts -nonewline $f [resp SET outside yes]
+    close $f
+    assert_equal OK [r $ac DEBUG LOADAOF]
+    assert_equal {v {a b} 1 yes} [list [r $ac GET k] [r $ac LRANGE l 0 -1] [r $ac GET last] [r $ac GET outside]]
+    assert_equal 4 [r $ac DBSIZE]
+    kill_server $a
 }
 
 finish
