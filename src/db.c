@@ -28,6 +28,7 @@
 #include "db.h"
 #include "lazyfree.h"
 #include "lfu.h"
+#include "replica_expire.h"
 
 uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
 
@@ -88,6 +89,10 @@ void dbSetExpireEntry(serverDb *db, dictEntry *de, long long when) {
     dictEntry *existing;
     dictEntry *e = dictAddRaw(db->expires, dictGetKey(de), &existing);
     dictSetSignedIntegerVal(e ? e : existing, when);
+    /* A writable replica's own write: no DEL will come from the primary. */
+    client *c = server.current_client;
+    if (c && !(c->flags & CLIENT_MASTER) && !server.loading && !cfg.replica_read_only && replIsReplica())
+        replicaExpireTrack(db->id, dictGetKey(de));
 }
 
 int dbRemoveExpireEntry(serverDb *db, dictEntry *de) {
@@ -122,8 +127,13 @@ long long dbExpiredNow(void) { return server.cmd_time_snapshot; }
 
 /* Delete an expired key found at de and tell the rest of the world. */
 void dbDeleteExpiredEntry(serverDb *db, dictEntry *de) {
-    /* A replica reads an expired key as absent but never deletes it. */
+    /* A replica reads an expired key as absent but never deletes it
+     * (except its own keys: replica_expire.c). */
     if (replIsReplica()) return;
+    dbDeleteExpiredEntryNow(db, de);
+}
+
+void dbDeleteExpiredEntryNow(serverDb *db, dictEntry *de) {
     robj *keyobj = createStringObject(dictGetKey(de), sdslen(dictGetKey(de)));
     dbDeleteExpired(db, keyobj);
     server.stat_expiredkeys++;
@@ -281,6 +291,7 @@ long long dbEmpty(int dbnum, int async) {
      * releases after EXEC: the background thread must not share those
      * refcounts, so a flush there frees inline. */
     if (server.in_exec) async = 0;
+    if (dbnum == -1) replicaExpireForget();
     for (int j = start; j <= end; j++) {
         serverDb *db = &server.db[j];
         removed += dictSize(db->dict);
@@ -452,8 +463,12 @@ static void activeExpireScanCb(void *privdata, const dictEntry *const_de) {
  * repeating on a database while more than ~10% of the sample was stale, and
  * stopping when the time budget for this tick is spent. */
 void activeExpireCycle(int fast) {
-    /* A replica waits for its primary's DELs. */
-    if (clientsArePaused() || replIsReplica()) return;
+    /* A replica waits for its primary's DELs, but expires its own keys. */
+    if (clientsArePaused()) return;
+    if (replIsReplica()) {
+        replicaExpireCycle();
+        return;
+    }
     static int current_db = 0;
     int effort = cfg.active_expire_effort - 1;
     unsigned long per_loop =

@@ -80,6 +80,8 @@ int dbRemoveExpire(serverDb *db, robj *key);
 int dbKeyIsExpired(serverDb *db, dictEntry *de);
 int dbExpireIfNeeded(serverDb *db, robj *key, dictEntry *de);
 void dbDeleteExpiredEntry(serverDb *db, dictEntry *de);
+/* The same on a replica too (a writable replica's own keys). */
+void dbDeleteExpiredEntryNow(serverDb *db, dictEntry *de);
 long long dbEmpty(int dbnum, int async);
 long long dbTotalKeys(void);
 /* repl-diskless-load swapdb: set the whole keyspace aside, then put it back

@@ -30,6 +30,7 @@
 #include "aof.h"
 #include "repl.h"
 #include "migrate.h"
+#include "replica_expire.h"
 
 #include <stdio.h>
 #include <sys/resource.h>
@@ -362,7 +363,7 @@ static sds infoStats(sds s) {
         "latest_fork_usec:0\r\n"
         "total_forks:0\r\n"
         "migrate_cached_sockets:%d\r\n"
-        "slave_expires_tracked_keys:0\r\n"
+        "slave_expires_tracked_keys:%zu\r\n"
         "active_defrag_hits:0\r\n"
         "active_defrag_misses:0\r\n"
         "active_defrag_key_hits:0\r\n"
@@ -390,7 +391,7 @@ static sds infoStats(sds s) {
         server.stat_expired_time_cap_reached_count, server.stat_evictedkeys,
         server.stat_evictedclients, evictTotalExceededMs(), evictCurrentExceededMs(),
         server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
-        pubsubTotalPatterns(), pubsubTotalShardChannels(), migrateCachedSockets(),
+        pubsubTotalPatterns(), pubsubTotalShardChannels(), migrateCachedSockets(), replicaExpireTracked(),
         trackingTotalKeys(), trackingTotalItems(), trackingTotalPrefixes(),
         server.stat_unexpected_error_replies, server.stat_total_error_replies,
         server.stat_io_reads_processed, server.stat_io_writes_processed,

@@ -2,7 +2,8 @@
 # under test: full sync from a disk snapshot and diskless, every type and
 # expire time arriving, writes made while the snapshot is taken, the
 # stream afterwards, chained replicas, WAIT, read-only and stale-data
-# refusals, min-replicas-to-write, expiry driven by the primary, partial
+# refusals, min-replicas-to-write, expiry driven by the primary (and a
+# writable replica expiring its own keys), partial
 # resyncs (a cut link, a restarted replica, a promoted replica through
 # the second replication ID) and a primary sending garbage.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
@@ -327,6 +328,32 @@ test "The replica does not expire keys itself; the primary's DEL removes them" {
     repl_wait_caught_up $mc $s1c
     assert_equal [expr {$size - 1}] [r $s1c DBSIZE]
     r $mc DEBUG SET-ACTIVE-EXPIRE 1
+}
+
+test "A writable replica expires the keys its own clients gave a TTL, not the primary's" {
+    r $mc DEBUG SET-ACTIVE-EXPIRE 0
+    r $s1c CONFIG SET replica-read-only no
+    r $mc SET fromprimary v PX 100
+    repl_wait_caught_up $mc $s1c
+    set size [r $s1c DBSIZE]
+    set before [info_field $s1c expired_keys stats]
+    r $s1c SET local v PX 100
+    r $s1c SET local2 v
+    r $s1c PEXPIRE local2 100
+    r $s1c SET kept v PX 100
+    r $s1c PERSIST kept
+    assert_equal 3 [info_field $s1c slave_expires_tracked_keys stats]
+    wait_for {[info_field $s1c expired_keys stats] == $before + 2} 5000 "local keys expired"
+    after 200
+    assert_equal [expr {$before + 2}] [info_field $s1c expired_keys stats]
+    assert_equal 0 [info_field $s1c slave_expires_tracked_keys stats]
+    # kept is left, and the primary's key stays stored until its DEL arrives.
+    assert_equal [expr {$size + 1}] [r $s1c DBSIZE]
+    assert_equal 1 [r $s1c EXISTS kept]
+    r $mc DEBUG SET-ACTIVE-EXPIRE 1
+    wait_for {[r $s1c DBSIZE] == $size} 5000 "the primary's DEL"
+    r $s1c DEL kept
+    r $s1c CONFIG SET replica-read-only yes
 }
 
 test "A chained replica gets the same bytes and offsets" {
