@@ -271,18 +271,19 @@ static void listenInstall(int *fds, int *count, const int *newfds, int n, evFile
     for (int k = 0; k < n; k++) elAddFile(server.el, fds[k], EV_READABLE, accept, NULL);
 }
 
+/* At start-up. The "Failed listening" line is Redis': test suites and
+ * supervisors look for it to tell a busy port from a slow start. */
 static int listenToPort(void) {
     int fds[CONFIG_MAX_BIND * 2];
     int n = listenOpen(fds, cfg.port);
-    /* Redis' words: its test suite retries another port on them. */
     if (n < 0) {
-        serverLog(LL_WARNING, "Failed listening on port %d (tcp), aborting.", cfg.port);
+        serverLog(LL_WARNING, "Failed listening on port %d (TCP), aborting.", cfg.port);
         return C_ERR;
     }
     listenInstall(server.listen_fds, &server.listen_count, fds, n, clientAcceptTcp);
     n = listenOpen(fds, cfg.tls_port);
     if (n < 0) {
-        serverLog(LL_WARNING, "Failed listening on port %d (tls), aborting.", cfg.tls_port);
+        serverLog(LL_WARNING, "Failed listening on port %d (TLS), aborting.", cfg.tls_port);
         return C_ERR;
     }
     listenInstall(server.tls_listen_fds, &server.tls_listen_count, fds, n, clientAcceptTls);

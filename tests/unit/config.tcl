@@ -58,6 +58,14 @@ test "bad command-line overrides stop start-up too" {
     assert_match "*no-such-option*" [start_fails --no-such-option 1]
 }
 
+test "a busy port stops start-up with Redis' 'Failed listening on port' line" {
+    set busy [socket -server {apply {{s a p} {close $s}}} -myaddr 127.0.0.1 0]
+    set port [lindex [fconfigure $busy -sockname] 2]
+    set out [start_fails --port $port --bind 127.0.0.1 --save ""]
+    close $busy
+    assert_match "*Failed listening on port $port (TCP), aborting.*" $out
+}
+
 test "command-line errors show the option with its values quoted" {
     assert_match {*'port "6379" "6380"'*wrong number of arguments*} [start_fails --port 6379 6380]
     assert_match {*'port "--bla"'*couldn't be parsed into an integer*} [start_fails --port --bla --loglevel verbose]
