@@ -597,10 +597,19 @@ unsigned int dictGetSomeKeys(dict *d, dictEntry **des, unsigned int count) {
                 continue;
             }
             emptylen = 0;
-            for (; he; he = he->next) {
-                des[stored++] = he;
-                if (stored == count) return stored;
+            /* The whole chain is sampled, past count too (reservoir
+             * sampling), or the end of a long chain could never be drawn. */
+            unsigned long seen = stored;
+            for (; he; he = he->next, seen++) {
+                if (seen < count) {
+                    des[seen] = he;
+                } else {
+                    unsigned long r = dictRandom() % (seen + 1);
+                    if (r < count) des[r] = he;
+                }
             }
+            stored = seen < count ? (unsigned int)seen : count;
+            if (stored == count) return stored;
         }
         i = (i + 1) & maxmask;
     }

@@ -46,6 +46,12 @@ static uint64_t intHash(const void *key) {
     return dictGenHashFunction(&k, sizeof(k));
 }
 static dictType intType = {intHash, NULL, NULL, NULL, NULL, NULL, NULL};
+/* Every key in one bucket: a single chain as long as the dict. */
+static uint64_t zeroHash(const void *key) {
+    (void)key;
+    return 0;
+}
+static dictType chainType = {zeroHash, NULL, NULL, NULL, NULL, NULL, NULL};
 #define IKEY(n) ((void *)(uintptr_t)((n) + 1))
 #define IVAL(p) ((long)((uintptr_t)(p)-1))
 
@@ -684,6 +690,23 @@ int main(void) {
         unsigned int n = dictGetSomeKeys(small, des, 32);
         CHECK(n >= 1 && n <= 2);
         dictRelease(small);
+        dictRelease(d);
+    }
+
+    TEST("dictGetFairRandomKey reaches every element of a chain longer than its sample") {
+        dict *d = dictCreate(&chainType);
+        for (long i = 0; i < 30; i++) dictAdd(d, IKEY(i), NULL);
+        int hits[30] = {0};
+        for (int s = 0; s < 30000; s++) hits[IVAL(dictGetKey(dictGetFairRandomKey(d)))]++;
+        /* 1000 expected each; the first 15 of the chain only, before. */
+        int lo = hits[0], hi = hits[0];
+        for (int i = 1; i < 30; i++) {
+            if (hits[i] < lo) lo = hits[i];
+            if (hits[i] > hi) hi = hits[i];
+        }
+        CHECK(lo > 700 && hi < 1300);
+        dictEntry *des[15];
+        CHECK(dictGetSomeKeys(d, des, 15) == 15);
         dictRelease(d);
     }
 
