@@ -836,7 +836,11 @@ const directive directives[] = {
     N("lfu-log-factor", NULL, 0, lfu_log_factor, 0, INT_MAX, "10"),
     N("lfu-decay-time", NULL, 0, lfu_decay_time, 0, INT_MAX, "1"),
     X("notify-keyspace-events", NULL, F_QUOTE, "", notify),
-    B("activedefrag", NULL, 0, active_defrag_enabled, "no"),
+    /* Refused as by a Redis built without its patched jemalloc: cairn does
+     * not move allocations, so "yes" would only pretend. */
+    B("activedefrag", NULL, 0, active_defrag_enabled, "no",
+      .refuse = "Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified "
+                "Jemalloc like the one shipped by default with the Redis source distribution"),
     N("active-defrag-cycle-min", NULL, 0, active_defrag_cycle_min, 1, 99, "1"),
     N("active-defrag-cycle-max", NULL, 0, active_defrag_cycle_max, 1, 99, "25"),
     N("active-defrag-ignore-bytes", NULL, MEM, active_defrag_ignore_bytes, 1, LLONG_MAX, "104857600"),

@@ -58,6 +58,17 @@ test "bad command-line overrides stop start-up too" {
     assert_match "*no-such-option*" [start_fails --no-such-option 1]
 }
 
+test "activedefrag yes is refused as by a Redis without its patched jemalloc" {
+    set s [start_server]
+    set sc [client $s]
+    assert_error "ERR CONFIG SET failed (possibly related to argument 'activedefrag') - Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution" \
+            {r $sc CONFIG SET activedefrag yes}
+    assert_equal {activedefrag no} [r $sc CONFIG GET activedefrag]
+    assert_equal OK [r $sc CONFIG SET activedefrag no]
+    kill_server $s
+    assert_match "*Active defragmentation cannot be enabled*" [start_fails --port 0 --activedefrag yes]
+}
+
 test "a busy port stops start-up with Redis' 'Failed listening on port' line" {
     set busy [socket -server {apply {{s a p} {close $s}}} -myaddr 127.0.0.1 0]
     set port [lindex [fconfigure $busy -sockname] 2]
