@@ -16,6 +16,7 @@
 #include "sds.h"
 #include "server_state.h"
 #include "util.h"
+#include "zmalloc.h"
 #include "crash.h"
 #include "debug.h"
 #include "digest.h"
@@ -30,6 +31,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static int active_expire_enabled = 1;
@@ -42,6 +44,55 @@ static int skip_checksum;
 int debugSkipChecksum(void) { return skip_checksum; }
 
 static streamCursor debug_cursor;
+
+/* DEBUG MALLCTL <key> [<int>]: reads (and writes) a numeric jemalloc
+ * setting, trying 8, 4, 2 then 1 byte wide values, as Redis does; a
+ * write-only key (EPERM on read) is just written. */
+static void debugMallctlInt(client *c) {
+    const char *name = c->argv[2]->ptr;
+    int writing = c->argc > 3;
+    long long newval = 0;
+    if (writing && getLongLongFromObjectOrReply(c, c->argv[3], &newval, NULL) != C_OK) return;
+    for (size_t width = sizeof(int64_t); width > 0; width /= 2) {
+        int64_t old = 0, val = newval;
+        size_t len = width;
+        int ret = zmalloc_mallctl(name, &old, &len, writing ? &val : NULL, writing ? width : 0);
+        if (ret == 0) {
+            replyLongLong(c, old); /* little-endian: the low bytes were filled */
+            return;
+        }
+        if (ret == EPERM && writing && zmalloc_mallctl(name, NULL, NULL, &val, width) == 0) {
+            replyOk(c);
+            return;
+        }
+        if (ret != EINVAL) {
+            replyErrorFormat(c, "ERR %s", strerror(ret));
+            return;
+        }
+    }
+    replyErrorFormat(c, "ERR %s", strerror(EINVAL));
+}
+
+/* DEBUG MALLCTL-STR <key> [<string>|VOID]: the same for string settings;
+ * VOID writes nothing but triggers the key (thread.tcache.flush). */
+static void debugMallctlStr(client *c) {
+    const char *name = c->argv[2]->ptr;
+    char *old = NULL;
+    size_t len = sizeof(old);
+    int rret = zmalloc_mallctl(name, &old, &len, NULL, 0), wret = 0;
+    if (rret && !(rret == EPERM && c->argc > 3)) {
+        replyErrorFormat(c, "ERR %s", strerror(rret));
+        return;
+    }
+    if (c->argc > 3) {
+        char *val = c->argv[3]->ptr;
+        if (!strcmp(val, "VOID")) wret = zmalloc_mallctl(name, NULL, NULL, NULL, 0);
+        else wret = zmalloc_mallctl(name, NULL, NULL, &val, sizeof(val));
+    }
+    if (!rret) replyBulkCString(c, old);
+    else if (wret) replyErrorFormat(c, "ERR %s", strerror(wret));
+    else replyOk(c);
+}
 
 static void debugPropagated(client *c) {
     if (!debug_cursor.block) {
@@ -159,6 +210,8 @@ void debugCommand(client *c) {
         "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
         "PROTOCOL <type>", "    Reply with a test value of the specified type.",
         "LOADAOF", "    Flush the AOF buffers on disk and reload the AOF in memory.",
+        "MALLCTL <key> [<val>]", "    Get or set a malloc tuning integer.",
+        "MALLCTL-STR <key> [<val>]", "    Get or set a malloc tuning string.",
         "RELOAD [MERGE] [NOFLUSH] [NOSAVE]",
         "    Save the RDB on disk and reload it back to memory. MERGE loads over the",
         "    data in memory, NOFLUSH keeps it, NOSAVE loads the file already on disk.",
@@ -281,6 +334,10 @@ void debugCommand(client *c) {
         replyLongLong(c, server.stat_lookups);
     } else if (!strcasecmp(sub, "reload")) {
         rdbDebugReload(c);
+    } else if (!strcasecmp(sub, "mallctl") && c->argc >= 3 && c->argc <= 4) {
+        debugMallctlInt(c);
+    } else if (!strcasecmp(sub, "mallctl-str") && c->argc >= 3 && c->argc <= 4) {
+        debugMallctlStr(c);
     } else if (!strcasecmp(sub, "loadaof") && c->argc == 2) {
         aofDebugLoad();
         replyOk(c);

@@ -12,6 +12,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -165,6 +166,11 @@ int zmalloc_set_background_thread(int enable) {
     if (!mallctl) return -1;
     _Bool val = enable ? 1 : 0;
     return mallctl("background_thread", NULL, NULL, &val, sizeof(val)) == 0 ? 0 : -1;
+}
+
+int zmalloc_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen) {
+    if (!mallctl) return ENOENT;
+    return mallctl(name, oldp, oldlenp, newp, newlen);
 }
 
 const char *zmalloc_lib(void) {

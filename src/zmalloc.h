@@ -22,6 +22,8 @@ size_t zmalloc_get_rss(void);
 const char *zmalloc_lib(void);
 /* jemalloc-bg-thread: 0, or -1 when jemalloc is not the allocator. */
 int zmalloc_set_background_thread(int enable);
+/* jemalloc's mallctl (DEBUG MALLCTL); ENOENT without jemalloc. */
+int zmalloc_mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen);
 /* 1 when the inline size-class arithmetic matches the allocator's nallocx
  * at every class edge (and so is used); 0 otherwise (then nallocx or
  * malloc_usable_size answers). Run once before main. */

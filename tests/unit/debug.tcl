@@ -3,7 +3,7 @@
 # name buffer, which used to read past it) and DEBUG OBJECT's fields
 # (serializedlength is the value's RDB length; quicklists add ql_* fields).
 # DEBUG HTSTATS-KEY prints the stats of a value's own hash table; DEBUG
-# LOADAOF reloads the dataset from the AOF files.
+# LOADAOF reloads the dataset from the AOF files; MALLCTL reads jemalloc.
 # The expected values are redis-server 7.0.15's.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
@@ -90,6 +90,18 @@ test "DEBUG LOADAOF replaces the dataset with what the AOF files hold" {
     assert_equal {v {a b} 1 yes} [list [r $ac GET k] [r $ac LRANGE l 0 -1] [r $ac GET last] [r $ac GET outside]]
     assert_equal 4 [r $ac DBSIZE]
     kill_server $a
+}
+
+test "DEBUG MALLCTL and MALLCTL-STR read and poke jemalloc settings" {
+    set alloc [info_field $c mem_allocator memory]
+    if {![string match jemalloc-* $alloc]} { skip_test "not linked with jemalloc ($alloc)" }
+    set page [r $c DEBUG MALLCTL arenas.page]
+    assert {$page >= 4096 && ($page & ($page - 1)) == 0}
+    assert_match "[string range $alloc 9 end]-*" [r $c DEBUG MALLCTL-STR version]
+    assert_equal OK [r $c DEBUG MALLCTL-STR thread.tcache.flush VOID]
+    assert_error "ERR Operation not permitted" {r $c DEBUG MALLCTL thread.tcache.flush}
+    assert_error "ERR No such file or directory" {r $c DEBUG MALLCTL no.such.key}
+    assert_error "ERR value is not an integer or out of range" {r $c DEBUG MALLCTL arenas.page x}
 }
 
 finish
