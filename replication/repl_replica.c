@@ -156,13 +156,23 @@ static int replicaSend(const char *fmt, ...) {
     return connSyncWrite(ml.conn, buf, (size_t)n, 1000) == n ? 0 : -1;
 }
 
-/* A RESP command from argv strings (AUTH may carry any bytes). */
-static int replicaSendCommand(int argc, const char **argv) {
+/* A RESP command from argv strings; lens (NULL: strlen of each) lets AUTH
+ * carry a password with NUL bytes. */
+static int replicaSendCommandLen(int argc, const char **argv, const size_t *lens) {
     sds s = sdscatprintf(sdsempty(), "*%d\r\n", argc);
-    for (int j = 0; j < argc; j++) s = sdscatprintf(s, "$%zu\r\n%s\r\n", strlen(argv[j]), argv[j]);
+    for (int j = 0; j < argc; j++) {
+        size_t len = lens ? lens[j] : strlen(argv[j]);
+        s = sdscatprintf(s, "$%zu\r\n", len);
+        s = sdscatlen(s, argv[j], len);
+        s = sdscatlen(s, "\r\n", 2);
+    }
     int ok = connSyncWrite(ml.conn, s, sdslen(s), 1000) == (ssize_t)sdslen(s);
     sdsfree(s);
     return ok ? 0 : -1;
+}
+
+static int replicaSendCommand(int argc, const char **argv) {
+    return replicaSendCommandLen(argc, argv, NULL);
 }
 
 static void replicaConnected(connection *conn) {
@@ -337,8 +347,13 @@ static void replicaHandshakeRead(connection *conn) {
             serverLog(LL_NOTICE, "Master replied to PING, replication can continue...");
             if (cfg.masterauth) {
                 ml.state = RL_RECEIVE_AUTH;
+                /* masterauth is an sds that may hold NUL bytes */
                 const char *argv[3] = {"AUTH", cfg.masteruser ? cfg.masteruser : cfg.masterauth, cfg.masterauth};
-                if (replicaSendCommand(cfg.masteruser ? 3 : 2, argv) == -1) replicaLinkFailed("could not send AUTH");
+                size_t lens[3] = {4,
+                                  cfg.masteruser ? strlen(cfg.masteruser) : sdslen(cfg.masterauth),
+                                  sdslen(cfg.masterauth)};
+                if (replicaSendCommandLen(cfg.masteruser ? 3 : 2, argv, lens) == -1)
+                    replicaLinkFailed("could not send AUTH");
             } else {
                 replicaSendPort();
             }

@@ -910,7 +910,7 @@ const directive directives[] = {
     /* Cluster and replication: stored only, replication arrives later */
     X("replicaof", "slaveof", IMM | F_MULTIARG, "", replicaof, .rewrite = replicaofRewrite),
     B("cluster-enabled", NULL, IMM, cluster_enabled, "no", .refuse = "cluster mode is not supported"),
-    S("masterauth", NULL, F_EMPTYNULL | F_SENSITIVE, masterauth, NULL),
+    S("masterauth", NULL, F_EMPTYNULL | F_SENSITIVE | F_BINARY, masterauth, NULL),
     S("masteruser", NULL, F_EMPTYNULL, masteruser, NULL),
     N("repl-backlog-size", NULL, MEM, repl_backlog_size, 1, LLONG_MAX, "1048576"),
     N("repl-backlog-ttl", NULL, 0, repl_backlog_time_limit, 0, LLONG_MAX, "3600"),

@@ -243,7 +243,7 @@ typedef struct cairnConfig {
     int aof_disable_auto_gc;
 
     /* Replication (arrives later; values are only stored) */
-    char *masterauth;          /* NULL: none */
+    char *masterauth;          /* NULL: none; an sds (may hold NUL bytes) */
     char *masteruser;          /* NULL: none */
     long long repl_backlog_size;
     long long repl_backlog_time_limit; /* repl-backlog-ttl, seconds */

@@ -449,6 +449,29 @@ test "a replica authenticates with masteruser/masterauth as an ACL user" {
     stop_server $p
 }
 
+test "masterauth may hold a NUL byte" {
+    set p [start_server -config {repl-diskless-sync-delay 0}]
+    set pc [client $p]
+    r $pc CONFIG SET requirepass "ab\x00cd"
+    set rep [start_server -config {repl-diskless-sync-delay 0}]
+    set rc [client $rep]
+    # cut at the NUL, the password is wrong: the link stays down
+    r $rc CONFIG SET masterauth "ab"
+    r $rc REPLICAOF 127.0.0.1 [dict get $p port]
+    after 1500
+    assert_match "*master_link_status:down*" [r $rc INFO replication]
+    r $rc CONFIG SET masterauth "ab\x00cd"
+    assert_equal "ab\x00cd" [lindex [r $rc CONFIG GET masterauth] 1]
+    set ok 0
+    for {set i 0} {$i < 100} {incr i} {
+        if {[string match "*master_link_status:up*" [r $rc INFO replication]]} { set ok 1; break }
+        after 100
+    }
+    assert $ok "the replica authenticated with the binary password"
+    stop_server $rep
+    stop_server $p
+}
+
 if {$::cairn(reference) ne ""} {
     test "ACL command replies match the reference server" {
         set script {
