@@ -3,13 +3,15 @@
  * State is the child's pid, type and start time, kept here. In the child,
  * SIGTERM/SIGINT get their default action back (the parent's handlers only
  * set a flag its cron would read, and the child runs no cron) and SIGUSR1
- * terminates it, so the parent can cancel a save. Each fork opens the
+ * terminates it, so the parent can cancel a save, and the child takes the
+ * third oom-score-adj value. Each fork opens the
  * child-info pipe (child_info.c); whoever reaps the child drains and closes
  * it. */
 #include "child.h"
 #include "child_info.h"
 #include "dict.h"
 #include "log.h"
+#include "oom.h"
 
 #include <errno.h>
 #include <string.h>
@@ -35,6 +37,7 @@ pid_t childFork(int type) {
         signal(SIGTERM, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         signal(SIGUSR1, SIG_DFL);
+        (void)oomScoreAdjApply(OOM_CLASS_CHILD, NULL);
         return 0;
     }
     if (pid == -1) {

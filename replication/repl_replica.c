@@ -47,6 +47,7 @@
 #include "conn_tls.h"
 #include "db.h"
 #include "log.h"
+#include "oom.h"
 #include "reply.h"
 #include "sds.h"
 #include "server_state.h"
@@ -729,6 +730,7 @@ int replConfigSetMaster(const char *host, int port) {
      * was up; a replica never connected shows -1, as in Redis. */
     if (was_connected) ml.down_since = server.unixtime;
     else if (was_primary) ml.down_since = 0;
+    if (was_primary) (void)oomScoreAdjApply(OOM_CLASS_REPLICA, NULL);
     return 1;
 }
 
@@ -750,6 +752,7 @@ static void replicaPromote(void) {
     replDisconnectReplicas();
     streamSetRawOnly(0);
     backlogCreate();
+    (void)oomScoreAdjApply(OOM_CLASS_PRIMARY, NULL);
 }
 
 void replicaFollow(const char *host, int port) {

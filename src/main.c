@@ -18,6 +18,7 @@
 #include "info.h"
 #include "log.h"
 #include "object.h"
+#include "oom.h"
 #include "propagate.h"
 #include "sds.h"
 #include "script.h"
@@ -344,50 +345,9 @@ static int applyJemallocBgThread(const char **err) {
     return 1;
 }
 
-/* oom-score-adj: the kernel's OOM-killer bias of this process, as Redis
- * sets it. The value found before cairn first touched it is the base:
- * "relative" adds the configured value to it, "absolute" replaces it, and
- * turning the setting off writes the base back. Replicas and fork children
- * (the other two oom-score-adj-values) arrive with replication and
- * snapshots; today the process is always a primary. */
+/* oom-score-adj and its values changed: the value of the current role. */
 static int applyOomScoreAdj(const char **err) {
-    static int adjusted, base;
-    char buf[32];
-    int val;
-    if (cfg.oom_score_adj != OOM_SCORE_ADJ_NO) {
-        if (!adjusted) {
-            int fd = open("/proc/self/oom_score_adj", O_RDONLY);
-            ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-            if (fd >= 0) close(fd);
-            if (n < 0) {
-                serverLog(LL_WARNING, "Unable to read oom_score_adj: %s", strerror(errno));
-                *err = "Failed to set current oom_score_adj. Check server logs.";
-                return 0;
-            }
-            buf[n] = '\0';
-            base = atoi(buf);
-            adjusted = 1;
-        }
-        val = cfg.oom_score_adj_values[0];
-        if (cfg.oom_score_adj == OOM_SCORE_RELATIVE) val += base;
-        if (val > 1000) val = 1000;
-        if (val < -1000) val = -1000;
-    } else if (adjusted) {
-        adjusted = 0;
-        val = base;
-    } else {
-        return 1;
-    }
-    int len = snprintf(buf, sizeof(buf), "%d\n", val);
-    int fd = open("/proc/self/oom_score_adj", O_WRONLY);
-    if (fd < 0 || write(fd, buf, (size_t)len) != len) {
-        serverLog(LL_WARNING, "Unable to write oom_score_adj: %s", strerror(errno));
-        if (fd >= 0) close(fd);
-        *err = "Failed to set current oom_score_adj. Check server logs.";
-        return 0;
-    }
-    close(fd);
-    return 1;
+    return oomScoreAdjApply(replIsReplica() ? OOM_CLASS_REPLICA : OOM_CLASS_PRIMARY, err);
 }
 
 static void daemonize(void) {

@@ -399,6 +399,39 @@ test "oom-score-adj sets the process's OOM score, relative or absolute, and rest
     stop_server $osrv
 }
 
+test "oom-score-adj: a replica takes the second value, a fork child the third" {
+    set osrv [start_server]
+    set x [client $osrv]
+    set base [oom_of $osrv]
+    r $x CONFIG SET oom-score-adj-values "10 20 30"
+    r $x CONFIG SET oom-score-adj yes
+    assert_equal [expr {$base + 10}] [oom_of $osrv]
+    r $x REPLICAOF 127.0.0.1 1
+    assert_equal [expr {$base + 20}] [oom_of $osrv]
+    r $x REPLICAOF NO ONE
+    assert_equal [expr {$base + 10}] [oom_of $osrv]
+    r $x SET k v
+    r $x CONFIG SET rdb-key-save-delay 1000000
+    r $x BGSAVE
+    set cpid ""
+    for {set i 0} {$i < 100 && $cpid eq ""} {incr i} {
+        set cpid [exec sh -c "cat /proc/[dict get $osrv pid]/task/*/children"]
+        if {$cpid eq ""} { after 20 }
+    }
+    assert {$cpid ne ""} "a BGSAVE child"
+    set cpid [lindex $cpid 0]
+    set ok 0
+    for {set i 0} {$i < 100} {incr i} {
+        if {[oom_of [dict create pid $cpid]] == $base + 30} { set ok 1; break }
+        after 20
+    }
+    assert $ok "the child has the third value"
+    r $x CONFIG SET rdb-key-save-delay 0
+    catch {exec kill $cpid}
+    close_client $x
+    stop_server $osrv
+}
+
 test "jemalloc-bg-thread starts and stops jemalloc's purging thread" {
     set jsrv [start_server]
     set x [client $jsrv]
