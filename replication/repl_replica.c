@@ -197,7 +197,8 @@ static void replicaConnect(void) {
     ml.conn = connCreate(cfg.tls_replication ? &connTlsType : &connTcpType);
     ml.handshake_start = ml.lastio = ml.last_connect = server.unixtime;
     serverLog(LL_NOTICE, "Connecting to MASTER %s:%d", repl.masterhost, repl.masterport);
-    if (connConnect(ml.conn, repl.masterhost, repl.masterport, NULL, replicaConnected) == C_ERR) {
+    if (connConnect(ml.conn, repl.masterhost, repl.masterport, cfg.bind_source_addr,
+                    replicaConnected) == C_ERR) {
         char why[600];
         snprintf(why, sizeof(why), "Unable to connect to MASTER: %s", connLastError(ml.conn));
         replicaLinkFailed(why);

@@ -432,6 +432,26 @@ test "oom-score-adj: a replica takes the second value, a fork child the third" {
     stop_server $osrv
 }
 
+test "bind-source-addr: a replica connects to its primary from that address" {
+    set p [start_server -config {protected-mode no repl-diskless-sync-delay 0}]
+    set pc [client $p]
+    set rep [start_server]
+    set rc [client $rep]
+    r $rc CONFIG SET bind-source-addr 127.0.0.2
+    r $rc REPLICAOF 127.0.0.1 [dict get $p port]
+    set line ""
+    for {set i 0} {$i < 100} {incr i} {
+        set line [info_field $pc slave0 replication]
+        if {[string match "*state=online*" $line]} break
+        after 50
+    }
+    assert_match "ip=127.0.0.2,*state=online*" $line
+    close_client $rc
+    close_client $pc
+    stop_server $rep
+    stop_server $p
+}
+
 test "jemalloc-bg-thread starts and stops jemalloc's purging thread" {
     set jsrv [start_server]
     set x [client $jsrv]
