@@ -1139,7 +1139,10 @@ const char *replCommandDenied(client *c, cairnCommand *cmd) {
     if (c->flags & CLIENT_MASTER) return NULL;
     int is_write = (cmd->flags & CMD_WRITE) || (cmd->proc == execCommand && multiQueueHasWrites(c));
     if (replIsReplica()) {
-        if (!replicaLinkUp() && !cfg.replica_serve_stale_data && !(cmd->flags & CMD_STALE))
+        /* EXEC is as stale-safe as the least of its queued commands. */
+        int deny_stale = !(cmd->flags & CMD_STALE) ||
+                         (cmd->proc == execCommand && multiQueueAnyLacks(c, CMD_STALE));
+        if (!replicaLinkUp() && !cfg.replica_serve_stale_data && deny_stale)
             return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
         if (cfg.replica_read_only && is_write) return "READONLY You can't write against a read only replica.";
         return NULL;

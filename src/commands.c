@@ -515,6 +515,20 @@ static int commandAllowedInPubsub(cairnCommand *cmd) {
            p == sunsubscribeCommand || p == quitCommand || p == resetCommand;
 }
 
+/* A command refused before it ran: the error, and a transaction it was
+ * queued into will fail. A refused EXEC ends its transaction (if any), as
+ * in Redis, so a client pipelining MULTI ... EXEC is never left half inside
+ * one. */
+static void commandReject(client *c, const char *err) {
+    if (c->cmd && c->cmd->proc == execCommand) {
+        multiDiscard(c);
+        replyErrorFormat(c, "EXECABORT Transaction discarded because of: %s", err);
+        return;
+    }
+    replyError(c, err);
+    multiFlagError(c);
+}
+
 int commandProcess(client *c) {
     const char *repl_err;
     int acl_res, acl_pos = 0;
@@ -530,12 +544,15 @@ int commandProcess(client *c) {
         /* A container without its subcommand (no proc) is an arity error,
          * as in Redis, whatever arity its row declares. */
         cmd->rejected_calls++;
-        replyErrorArity(c);
-        multiFlagError(c);
+        if (cmd->proc == execCommand) {
+            commandReject(c, "wrong number of arguments for 'exec' command");
+        } else {
+            replyErrorArity(c);
+            multiFlagError(c);
+        }
     } else if (!(c->flags & CLIENT_AUTHENTICATED) && !(cmd->flags & CMD_NO_AUTH) && aclAuthRequired(c)) {
         cmd->rejected_calls++;
-        replyError(c, "NOAUTH Authentication required.");
-        multiFlagError(c);
+        commandReject(c, "NOAUTH Authentication required.");
     } else if ((c->flags & CLIENT_PUBSUB) && c->resp == 2 && !commandAllowedInPubsub(cmd)) {
         cmd->rejected_calls++;
         replyErrorFormat(c, "ERR Can't execute '%s': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / "
@@ -545,47 +562,40 @@ int commandProcess(client *c) {
     } else if ((cmd->flags & CMD_PROTECTED) &&
                !configAllowProtectedAction(cfg.enable_debug_cmd, c)) {
         cmd->rejected_calls++;
-        replyError(c, "ERR DEBUG command not allowed. If the enable-debug-command option is set "
+        commandReject(c,
+                      "ERR DEBUG command not allowed. If the enable-debug-command option is set "
                       "to \"local\", you can run it from a local connection, otherwise you need to "
                       "set this option in the configuration file, and then restart the server.");
-        multiFlagError(c);
     } else if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
         cmd->rejected_calls++;
-        replyError(c, "ERR Command not allowed inside a transaction");
-        multiFlagError(c);
+        commandReject(c, "ERR Command not allowed inside a transaction");
     } else if ((acl_res = aclCheckCommand(c->user, cmd, c->argv, c->argc, &acl_pos)) != ACL_OK) {
         cmd->rejected_calls++;
         aclDeny(c, acl_res, acl_pos);
         multiFlagError(c);
     } else if (cfg.maxmemory && evictBeforeCommand(c, cmd)) {
         cmd->rejected_calls++;
-        replyError(c, EVICT_OOM_ERROR);
-        multiFlagError(c);
+        commandReject(c, EVICT_OOM_ERROR);
     } else if (!(c->flags & CLIENT_MASTER) && rdbWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
                                      (cmd->proc == execCommand && multiQueueHasWrites(c)))) {
         cmd->rejected_calls++;
-        replyError(c, RDB_MISCONF_ERROR);
-        multiFlagError(c);
+        commandReject(c, RDB_MISCONF_ERROR);
     } else if (!(c->flags & CLIENT_MASTER) && aofWritesDenied() && ((cmd->flags & CMD_WRITE) || cmd->proc == pingCommand ||
                                      (cmd->proc == execCommand && multiQueueHasWrites(c)))) {
         cmd->rejected_calls++;
-        replyError(c, aofWritesDenied());
-        multiFlagError(c);
+        commandReject(c, aofWritesDenied());
     } else if ((repl_err = replCommandDenied(c, cmd)) != NULL) {
         cmd->rejected_calls++;
-        replyError(c, repl_err);
-        multiFlagError(c);
+        commandReject(c, repl_err);
     } else if (server.loading && !(cmd->flags & CMD_LOADING)) {
         /* Only reachable while a snapshot or AOF load serves clients
          * (processEventsWhileBlocked). */
         cmd->rejected_calls++;
-        replyError(c, "LOADING Redis is loading the dataset in memory");
-        multiFlagError(c);
+        commandReject(c, "LOADING Redis is loading the dataset in memory");
     } else if (scriptIsBusy() && !(cmd->flags & CMD_ALLOW_BUSY)) {
         /* A long script yields to the event loop: only the way out runs. */
         cmd->rejected_calls++;
-        replyError(c, scriptBusyError());
-        multiFlagError(c);
+        commandReject(c, scriptBusyError());
     } else if (clientsArePaused() && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command
          * then runs as if it had just arrived. */

@@ -105,6 +105,13 @@ int multiQueueHasFlags(client *c, uint64_t flags) {
 
 int multiQueueHasWrites(client *c) { return multiQueueHasFlags(c, CMD_WRITE | CMD_MAY_REPLICATE); }
 
+int multiQueueAnyLacks(client *c, uint64_t flag) {
+    multiCmd *q = c->mstate;
+    for (int j = 0; j < c->mstate_len; j++)
+        if (!(q[j].cmd->flags & flag)) return 1;
+    return 0;
+}
+
 void multiFlagError(client *c) {
     if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
 }

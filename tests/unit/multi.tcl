@@ -249,6 +249,48 @@ test "CLIENT LIST shows the queue length" {
     r $c DISCARD
 }
 
+test "a refused EXEC ends the transaction with EXECABORT and the reason" {
+    # arity: also outside MULTI, as in Redis
+    assert_error "EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command" \
+        {r $c EXEC extra}
+    r $c MULTI
+    r $c SET ea 1
+    assert_error "EXECABORT Transaction discarded because of: wrong number of arguments for 'exec' command" \
+        {r $c EXEC extra}
+    assert_equal PONG [r $c PING] ;# not QUEUED: the transaction is gone
+    # a busy script: the command queued meanwhile and EXEC are refused
+    r $c CONFIG SET busy-reply-threshold 10
+    r $c SET ea 1
+    set busy [client $srv]
+    r $c MULTI
+    r $c INCR ea
+    send_raw $busy [::cairn_h::encode {EVAL "while true do end" 0}]
+    after 200
+    assert_error "BUSY*" {r $c INCR ea}
+    assert_error "EXECABORT Transaction discarded because of: BUSY*" {r $c EXEC}
+    r $other SCRIPT KILL
+    assert_error "*killed*" {read_reply $busy}
+    close_client $busy
+    assert_equal 1 [r $c GET ea]
+    assert_equal PONG [r $c PING]
+    r $c CONFIG SET busy-reply-threshold 5000
+}
+
+test "EXEC of a stale-unsafe command on a stale replica is refused" {
+    r $c CONFIG SET replica-serve-stale-data no
+    r $c MULTI
+    r $c GET ea
+    r $other REPLICAOF 127.0.0.1 1
+    assert_error "EXECABORT*MASTERDOWN*" {r $c EXEC}
+    # MULTI itself is allowed, and INFO (stale-safe) inside it runs
+    r $c MULTI
+    r $c INFO server
+    set got [r $c EXEC]
+    r $other REPLICAOF NO ONE
+    r $c CONFIG SET replica-serve-stale-data yes
+    assert_match "*redis_version*" [lindex $got 0]
+}
+
 if {[catch {r $c DEBUG PROPAGATED}]} {
     skip "transaction propagation" "server has no DEBUG PROPAGATED (not cairn)"
 } else {
