@@ -193,7 +193,7 @@ void execCommand(client *c) {
     cairnCommand *orig_cmd = c->cmd;
     replyArrayLen(c, n);
     c->flags |= CLIENT_DENY_BLOCKING;
-    propagateTransactionBegin();
+    propagateTransactionBeginLazy(); /* one write alone goes out bare, as in Redis 7.0 */
     server.in_exec = 1;
     for (int j = 0; j < n; j++) {
         c->argv = q[j].argv;
