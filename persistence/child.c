@@ -11,6 +11,7 @@
 #include "child_info.h"
 #include "dict.h"
 #include "log.h"
+#include "latency.h"
 #include "oom.h"
 
 #include <errno.h>
@@ -23,6 +24,7 @@
 static pid_t child_pid = -1;
 static int child_type = CHILD_TYPE_NONE;
 static long long child_start;
+static long long last_fork_usec, total_forks;
 
 pid_t childFork(int type) {
     if (child_pid != -1) {
@@ -31,6 +33,8 @@ pid_t childFork(int type) {
     }
     /* No pipe only means no progress reports: the job runs anyway. */
     if (childInfoOpen() == -1) serverLog(LL_WARNING, "Can't open the child info pipe: %s", strerror(errno));
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
     childInfoAfterFork(pid == 0);
     if (pid == 0) {
@@ -44,6 +48,11 @@ pid_t childFork(int type) {
         childInfoClose();
         return -1;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    last_fork_usec = (t1.tv_sec - t0.tv_sec) * 1000000LL + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    total_forks++;
+    /* the latency monitor's "fork" event, as in Redis */
+    latencyAddSampleIfNeeded("fork", last_fork_usec / 1000);
     child_pid = pid;
     child_type = type;
     child_start = (long long)time(NULL);
@@ -54,6 +63,12 @@ pid_t childFork(int type) {
 int childActiveType(void) { return child_type; }
 pid_t childPid(void) { return child_pid; }
 long long childStartTime(void) { return child_start; }
+long long childLastForkUsec(void) {
+    return last_fork_usec;
+}
+long long childTotalForks(void) {
+    return total_forks;
+}
 
 static void childForget(void) {
     child_pid = -1;

@@ -22,6 +22,8 @@ pid_t childFork(int type);
 int childActiveType(void); /* CHILD_TYPE_NONE when there is no child */
 pid_t childPid(void);
 long long childStartTime(void); /* unix seconds */
+long long childLastForkUsec(void); /* how long the last fork() took */
+long long childTotalForks(void);
 /* If the child has ended: 1, with its type, exit code and (0 or) the
  * signal that killed it; else 0. */
 int childCheckDone(int *type, int *exitcode, int *bysignal);

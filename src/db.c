@@ -28,6 +28,7 @@
 #include "db.h"
 #include "lazyfree.h"
 #include "lfu.h"
+#include "latency.h"
 #include "replica_expire.h"
 
 uint64_t dictSdsHash(const void *key) { return dictGenHashFunction(key, sdslen((sds)key)); }
@@ -462,13 +463,7 @@ static void activeExpireScanCb(void *privdata, const dictEntry *const_de) {
 /* Sample keys with a TTL and delete the expired ones, database by database,
  * repeating on a database while more than ~10% of the sample was stale, and
  * stopping when the time budget for this tick is spent. */
-void activeExpireCycle(int fast) {
-    /* A replica waits for its primary's DELs, but expires its own keys. */
-    if (clientsArePaused()) return;
-    if (replIsReplica()) {
-        replicaExpireCycle();
-        return;
-    }
+static void activeExpireCycleRun(int fast) {
     static int current_db = 0;
     int effort = cfg.active_expire_effort - 1;
     unsigned long per_loop =
@@ -504,6 +499,19 @@ void activeExpireCycle(int fast) {
         }
     }
     server.cmd_time_snapshot = saved_snapshot;
+}
+
+void activeExpireCycle(int fast) {
+    /* A replica waits for its primary's DELs, but expires its own keys. */
+    if (clientsArePaused()) return;
+    if (replIsReplica()) {
+        replicaExpireCycle();
+        return;
+    }
+    uint64_t start = monotonicUs();
+    activeExpireCycleRun(fast);
+    /* the latency monitor's "expire-cycle" event, as in Redis */
+    latencyAddSampleIfNeeded("expire-cycle", (long long)(monotonicUs() - start) / 1000);
 }
 
 /* Incremental rehashing of the keyspace: a millisecond per cron tick on the

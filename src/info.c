@@ -28,6 +28,7 @@
 #include "propagate.h"
 #include "snapshot.h"
 #include "aof.h"
+#include "child.h"
 #include "repl.h"
 #include "migrate.h"
 #include "replica_expire.h"
@@ -360,8 +361,8 @@ static sds infoStats(sds s) {
         "pubsub_channels:%lu\r\n"
         "pubsub_patterns:%lu\r\n"
         "pubsubshard_channels:%lu\r\n"
-        "latest_fork_usec:0\r\n"
-        "total_forks:0\r\n"
+        "latest_fork_usec:%lld\r\n"
+        "total_forks:%lld\r\n"
         "migrate_cached_sockets:%d\r\n"
         "slave_expires_tracked_keys:%zu\r\n"
         "active_defrag_hits:0\r\n"
@@ -391,7 +392,7 @@ static sds infoStats(sds s) {
         server.stat_expired_time_cap_reached_count, server.stat_evictedkeys,
         server.stat_evictedclients, evictTotalExceededMs(), evictCurrentExceededMs(),
         server.stat_keyspace_hits, server.stat_keyspace_misses, pubsubTotalChannels(),
-        pubsubTotalPatterns(), pubsubTotalShardChannels(), migrateCachedSockets(), replicaExpireTracked(),
+        pubsubTotalPatterns(), pubsubTotalShardChannels(), childLastForkUsec(), childTotalForks(), migrateCachedSockets(), replicaExpireTracked(),
         trackingTotalKeys(), trackingTotalItems(), trackingTotalPrefixes(),
         server.stat_unexpected_error_replies, server.stat_total_error_replies,
         server.stat_io_reads_processed, server.stat_io_writes_processed,

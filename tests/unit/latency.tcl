@@ -78,6 +78,36 @@ test "LATENCY monitor records slow commands above the threshold" {
     assert_match "*Latency monitoring is disabled*" [r $c LATENCY DOCTOR]
 }
 
+test "LATENCY records expire-cycle and fork events; INFO shows the fork" {
+    r $c LATENCY RESET
+    r $c FLUSHALL
+    r $c CONFIG SET latency-monitor-threshold 1
+    # one key big enough that its deletion by the active cycle is slow
+    for {set i 0} {$i < 20} {incr i} {
+        r $c EVAL {for i=1,50000 do redis.call('sadd', KEYS[1], i .. ARGV[1]) end} 1 bigset $i
+    }
+    r $c PEXPIRE bigset 10
+    set ok 0
+    for {set i 0} {$i < 50} {incr i} {
+        if {[r $c EXISTS bigset] == 0} { set ok 1; break }
+        after 100
+    }
+    assert $ok "the active cycle deleted the key"
+    assert_match "*expire-cycle*" [r $c LATENCY LATEST]
+    set forks [info_field $c total_forks stats]
+    r $c BGSAVE
+    set done 0
+    for {set i 0} {$i < 100} {incr i} {
+        if {[info_field $c rdb_bgsave_in_progress persistence] == 0} { set done 1; break }
+        after 50
+    }
+    assert $done "BGSAVE finished"
+    assert_equal [expr {$forks + 1}] [info_field $c total_forks stats]
+    assert {[info_field $c latest_fork_usec stats] > 0}
+    r $c CONFIG SET latency-monitor-threshold 0
+    r $c FLUSHALL
+}
+
 test "LATENCY errors and help" {
     assert_error "*wrong number of arguments for 'latency|help' command" {r $c LATENCY HELP xxx}
     assert_error "*wrong number of arguments for 'latency|history' command" {r $c LATENCY HISTORY}
