@@ -149,6 +149,12 @@ int prepareForShutdown(int flags) {
 static void sigShutdownHandler(int sig) {
     if (server.shutdown_asap && sig == SIGINT) {
         serverLogFromSignal(LL_WARNING, "You insist... exiting now.");
+        /* The final save may be under way: its temp file goes too (built
+         * with async-signal-safe calls only). */
+        char tmp[64] = "temp-";
+        int n = ll2string(tmp + 5, sizeof(tmp) - 10, (long long)getpid());
+        memcpy(tmp + 5 + n, ".rdb", 5);
+        unlink(tmp);
         if (cfg.pidfile) unlink(cfg.pidfile);
         _exit(1);
     }

@@ -1045,6 +1045,23 @@ test "SHUTDOWN ABORT cancels a shutdown requested by SIGTERM" {
     stop_server $ssrv
 }
 
+test "a second SIGINT during the final save exits at once and removes the temp file" {
+    set ssrv [start_server -config {save {900 1}}]
+    set x [client $ssrv]
+    for {set i 0} {$i < 20} {incr i} { r $x SET $i $i }
+    r $x CONFIG SET rdb-key-save-delay 100000 ;# 2 s for the 20 keys
+    set pid [dict get $ssrv pid]
+    set tmp [file join [lindex [r $x CONFIG GET dir] 1] temp-$pid.rdb]
+    ::cairn_h::signal $pid INT
+    wait_for {[file exists $tmp]} 3000 "the final save did not start"
+    ::cairn_h::signal $pid INT
+    wait_for {![file exists $tmp]} 3000 "the temp file stayed"
+    wait_for {![server_alive $ssrv]} 3000 "the server did not exit"
+    assert_match "*You insist*" [log_tail $ssrv 5]
+    close_client $x
+    kill_server $ssrv
+}
+
 test "restart_server keeps port and dir" {
     set rsrv [start_server]
     set x [client $rsrv]
