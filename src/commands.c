@@ -621,6 +621,13 @@ int commandProcess(client *c) {
     return C_OK;
 }
 
+/* EVAL_RO and its kin are read-only, but what their scripts read decides
+ * what a tracking client remembers. */
+static int commandRunsReadOnlyScript(cairnCommand *cmd) {
+    return cmd->proc == evalRoCommand || cmd->proc == evalShaRoCommand ||
+           !strcasecmp(cmd->fullname, "fcall_ro");
+}
+
 /* Error replies made by commands run inside another one (EXEC's queue):
  * they count as the inner command's failure, not the outer one's. */
 static long long nested_errors;
@@ -671,9 +678,13 @@ void commandCall(client *c) {
     long long call_errors = server.stat_total_error_replies - errors;
     if (call_errors - (nested_errors - inner_errors) > 0) cmd->failed_calls++;
     nested_errors = inner_errors + call_errors;
-    if ((c->flags & CLIENT_TRACKING) && !(c->flags & CLIENT_TRACKING_BCAST) &&
-        (cmd->flags & CMD_READONLY))
-        trackingRememberKeys(c);
+    if ((cmd->flags & CMD_READONLY) && !commandRunsReadOnlyScript(cmd)) {
+        /* A read inside a script makes its caller remember all the keys
+         * the script declared, as in Redis. */
+        client *caller = (c->flags & CLIENT_SCRIPT) && scriptCaller() ? scriptCaller() : c;
+        if ((caller->flags & CLIENT_TRACKING) && !(caller->flags & CLIENT_TRACKING_BCAST))
+            trackingRememberKeys(caller);
+    }
     server.stat_numcommands++;
     robj **argv = c->original_argv ? c->original_argv : c->argv;
     int argc = c->original_argv ? c->original_argc : c->argc;

@@ -56,6 +56,11 @@ int scriptIsBusy(void) {
     return r && r->timedout;
 }
 
+client *scriptCaller(void) {
+    scriptRun *r = scriptLuaCurrent();
+    return r ? r->caller : NULL;
+}
+
 /* The cache's keys are sds: look a plain sha up through one. */
 static sds scriptBody(const char *sha) {
     sds k = sdsnew(sha);

@@ -41,6 +41,8 @@ void scriptExecute(struct scriptRun *run,
 /* A script has run past busy-reply-threshold: commands without
  * allow_busy get SCRIPT_BUSY_ERROR. */
 int scriptIsBusy(void);
+/* The client whose script is running (NULL: none). */
+client *scriptCaller(void);
 /* INFO: cached scripts and the memory of their bodies. */
 long long scriptCacheCount(void);
 long long scriptCacheMemory(void);

@@ -21,6 +21,7 @@
 #include "dict.h"
 #include "object.h"
 #include "reply.h"
+#include "script.h"
 #include "sds.h"
 #include "server_state.h"
 #include "tracking.h"
@@ -241,6 +242,8 @@ static void trackingInvalidateReaders(client *modifier, robj *key) {
 }
 
 void trackingInvalidateKey(client *modifier, robj *key) {
+    /* A script's write is its caller's, for NOLOOP. */
+    if (modifier && (modifier->flags & CLIENT_SCRIPT)) modifier = scriptCaller();
     if (prefix_table && dictSize(prefix_table)) trackingBcastRecord(key, modifier);
     trackingInvalidateReaders(modifier, key);
 }

@@ -39,6 +39,34 @@ test "own writes invalidate after the reply, unless NOLOOP" {
     close_client $t
 }
 
+test "scripts: a read remembers the declared keys; NOLOOP spares the caller's script writes" {
+    set t [client $srv -resp 3]
+    r $t CLIENT TRACKING on
+    # a script that only writes remembers nothing
+    r $t EVAL "redis.call('set', 'sk3', 'x')" 2 sk1 sk2
+    r $writer MSET sk1 1 sk2 1
+    # one read: the declared keys are remembered (not the key read)
+    r $t EVAL "redis.call('get', 'sk3')" 2 sk1 sk2
+    r $writer SET sk3 y
+    r $writer MSET sk2 2 sk1 2
+    assert_equal {invalidate sk2} [read_push $t]
+    assert_equal {invalidate sk1} [read_push $t]
+    # EVAL_RO likewise: only through what the script reads
+    r $t EVAL_RO "redis.call('ping')" 2 sk1 sk2
+    r $writer MSET sk2 3 sk1 3
+    r $t EVAL_RO "redis.call('get', 'sk1')" 2 sk1 sk2
+    r $writer MSET sk2 4 sk1 4
+    assert_equal {invalidate sk2} [read_push $t]
+    assert_equal {invalidate sk1} [read_push $t]
+    # NOLOOP: a write by the caller's own script sends it no invalidation
+    r $t CLIENT TRACKING on NOLOOP
+    r $t GET sk1
+    assert_equal "+OK\r\n" [rraw $t EVAL {return redis.call('set', KEYS[1], '5')} 1 sk1]
+    assert_equal "+PONG\r\n" [rraw $t PING]
+    r $t CLIENT TRACKING off
+    close_client $t
+}
+
 test "FLUSHALL invalidates everything with a null key list" {
     set t [client $srv -resp 3]
     r $t CLIENT TRACKING on
