@@ -373,6 +373,9 @@ int evictApplyMaxmemory(const char **err) {
                   "and/or the inability to accept new write commands depending on the "
                   "maxmemory-policy.",
                   cfg.maxmemory, used);
-    evictPerform();
+    /* Evict from a timer, as Redis does, not inside the CONFIG SET: an EXEC
+     * that lowers the limit runs its remaining commands before any key goes. */
+    if (cfg.maxmemory && timer_id == -1 && server.el)
+        timer_id = elAddTimer(server.el, 0, evictTimerProc, NULL);
     return 1;
 }

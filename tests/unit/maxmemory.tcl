@@ -311,6 +311,18 @@ test "INFO shows maxmemory, the policy and mem_not_counted_for_evict" {
     reset $c
 }
 
+test "CONFIG SET maxmemory inside EXEC evicts after the transaction, not during it" {
+    r $c FLUSHALL
+    r $c CONFIG SET maxmemory-policy allkeys-lru
+    r $c MULTI
+    r $c INCR x
+    r $c CONFIG SET maxmemory 1
+    r $c INCR x
+    assert_equal {1 OK 2} [r $c EXEC]
+    wait_for {[r $c DBSIZE] == 0} 5000 "the key was not evicted"
+    reset $c
+}
+
 test "the server exits cleanly (no sanitizer report)" {
     close_client $c
     stop_server $srv
