@@ -711,9 +711,17 @@ static void clientResizeReplyBuffer(client *c) {
     zfree(old);
 }
 
+/* The subscription tables' own overhead (the names are shared with the
+ * server-wide tables). */
+static size_t clientPubsubMemory(const dict *d) {
+    return d ? dictSize(d) * sizeof(dictEntry) + dictSlots(d) * sizeof(dictEntry *) : 0;
+}
+
 size_t clientMemoryUsage(client *c) {
     size_t argvmem = c->argv_len_sum + sizeof(robj *) * c->argv_len;
-    return sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes + argvmem;
+    return sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes + argvmem +
+           multiClientMemory(c) + clientPubsubMemory(c->pubsub_channels) +
+           clientPubsubMemory(c->pubsub_patterns) + clientPubsubMemory(c->pubsub_shard_channels);
 }
 
 /* maxmemory-clients: while normal and pubsub clients together hold more
@@ -827,7 +835,8 @@ sds clientInfoString(sds s, client *c) {
     return sdscatprintf(
         s,
         "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld idle=%lld flags=%s db=%d sub=%lu psub=%lu "
-        "ssub=%lu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=0 rbs=%zu rbp=%zu obl=%zu "
+        "ssub=%lu multi=%d qbuf=%zu qbuf-free=%zu argv-mem=%zu multi-mem=%zu rbs=%zu rbp=%zu "
+        "obl=%zu "
         "oll=%lu omem=%zu tot-mem=%zu events=%s cmd=%s user=%s redir=%lld resp=%d",
         (unsigned long long)c->id, c->peer, laddr, c->conn ? c->conn->fd : -1,
         c->name ? c->name : "", (long long)(server.unixtime - c->ctime),
@@ -835,8 +844,8 @@ sds clientInfoString(sds s, client *c) {
         c->pubsub_channels ? dictSize(c->pubsub_channels) : 0,
         c->pubsub_patterns ? dictSize(c->pubsub_patterns) : 0,
         c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0,
-        (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf,
-        qfree, c->argv_len_sum, c->buf_size, c->buf_peak, obl, oll, c->reply_bytes, totmem, events,
+        (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf, qfree, c->argv_len_sum,
+        multiClientMemory(c), c->buf_size, c->buf_peak, obl, oll, c->reply_bytes, totmem, events,
         c->lastcmd ? c->lastcmd->fullname : "NULL", c->user ? c->user->name : "(superuser)",
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp);
 }

@@ -119,6 +119,7 @@ typedef struct client {
     /* Transactions (multi.c) */
     void *mstate;                /* queued commands */
     int mstate_len, mstate_cap;
+    size_t mstate_argv_sum;      /* bytes of the queued arguments */
     void *watched;               /* watched keys */
     int watched_len, watched_cap;
     /* Client-side caching (tracking.c) */

@@ -88,6 +88,7 @@ void multiQueueCommand(client *c) {
         mc->argv = c->argv;
         mc->argc = c->argc;
         mc->cmd = c->cmd;
+        c->mstate_argv_sum += c->argv_len_sum;
         /* The queue owns the arguments now. */
         c->argv = NULL;
         c->argv_len = 0;
@@ -112,6 +113,12 @@ int multiQueueAnyLacks(client *c, uint64_t flag) {
     return 0;
 }
 
+size_t multiClientMemory(client *c) {
+    /* The keys' own bytes are shared with the watch table: not counted. */
+    return c->mstate_argv_sum + (size_t)c->mstate_cap * sizeof(multiCmd) +
+           (size_t)c->watched_cap * sizeof(watchedKey) + (size_t)c->watched_len * sizeof(watcher);
+}
+
 void multiFlagError(client *c) {
     if (c->flags & CLIENT_MULTI) c->flags |= CLIENT_DIRTY_EXEC;
 }
@@ -125,6 +132,7 @@ static void multiFreeQueue(client *c) {
     zfree(c->mstate);
     c->mstate = NULL;
     c->mstate_len = c->mstate_cap = 0;
+    c->mstate_argv_sum = 0;
 }
 
 void multiDiscard(client *c) {
@@ -186,6 +194,7 @@ void execCommand(client *c) {
     int n = c->mstate_len;
     c->mstate = NULL;
     c->mstate_len = c->mstate_cap = 0;
+    c->mstate_argv_sum = 0;
     c->flags &= ~CLIENT_MULTI;
 
     robj **orig_argv = c->argv;

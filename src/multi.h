@@ -11,6 +11,8 @@ typedef struct client client;
 typedef struct serverDb serverDb;
 
 int multiQueueHasWrites(client *c);
+/* What the queued commands and watched keys cost the client (its multi-mem). */
+size_t multiClientMemory(client *c);
 /* 1 if a queued command lacks a flag (EXEC is denied what one of them is). */
 int multiQueueAnyLacks(client *c, uint64_t flag);
 /* Whether any queued command has one of these CMD_* flags. */

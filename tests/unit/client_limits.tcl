@@ -140,6 +140,44 @@ test "CLIENT NO-EVICT exempts a client from maxmemory-clients" {
     r $c DEL safekey
 }
 
+# The multi-mem field of the client with this name (CLIENT INFO itself
+# would be queued inside MULTI).
+proc multi_mem_of {cl name} {
+    foreach line [split [r $cl CLIENT LIST] \n] {
+        if {[regexp " name=$name .* multi-mem=(\[0-9\]+) " $line -> v]} { return $v }
+    }
+    error "no client $name"
+}
+
+test "maxmemory-clients counts queued MULTI commands and watched keys" {
+    r $c CLIENT NO-EVICT on
+    # the queue: multi-mem grows with what is queued, and counts
+    set m [client $srv]
+    r $m CLIENT SETNAME queuer
+    r $m MULTI
+    r $m SET k [string repeat v 10]
+    set before [multi_mem_of $c queuer]
+    r $m SET k [string repeat v 100000]
+    set after [multi_mem_of $c queuer]
+    assert {$after >= $before + 100000} "multi-mem $before -> $after"
+    r $c CONFIG SET maxmemory-clients 1mb
+    catch {for {set j 0} {$j < 20} {incr j} { r $m SET k [string repeat v 100000] }}
+    assert [connection_closed $m 3000]
+    close_client $m
+    assert_match "*Evicting client: *name=queuer*" [server_log $srv]
+    # watched keys: cheap each, but they add up
+    r $c CONFIG SET maxmemory-clients 200000
+    set w [client $srv]
+    set closed 0
+    for {set j 0} {$j < 200000} {incr j} {
+        if {[catch {r $w WATCH $j}]} { set closed 1; break }
+    }
+    assert $closed "the watching client was evicted"
+    close_client $w
+    r $c CONFIG SET maxmemory-clients 0
+    r $c CLIENT NO-EVICT off
+}
+
 test "timeout closes idle clients but not subscribers or blocked clients" {
     set tsrv [start_server -config {timeout 1}]
     set idle [client $tsrv]
