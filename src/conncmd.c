@@ -14,6 +14,7 @@
 #include "object.h"
 #include "pubsub.h"
 #include "reply.h"
+#include "script.h"
 #include "sds.h"
 #include "server_state.h"
 #include "tracking.h"
@@ -429,8 +430,8 @@ int commandIsPaused(client *c) {
     if (cmd->proc == clientCommand || cmd->proc == quitCommand || cmd->proc == resetCommand)
         return 0;
     if (server.pause_type == PAUSE_ALL) return 1;
-    if (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) return 1;
-    if (cmd->proc == execCommand && multiQueueHasWrites(c)) return 1;
+    if (scriptCommandMayWrite(cmd, c->argv, c->argc)) return 1;
+    if (cmd->proc == execCommand && multiQueueMayWrite(c)) return 1;
     return 0;
 }
 

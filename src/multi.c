@@ -22,6 +22,7 @@
 #include "db.h"
 #include "dict.h"
 #include "multi.h"
+#include "script.h"
 #include "object.h"
 #include "propagate.h"
 #include "reply.h"
@@ -105,6 +106,13 @@ int multiQueueHasFlags(client *c, uint64_t flags) {
 }
 
 int multiQueueHasWrites(client *c) { return multiQueueHasFlags(c, CMD_WRITE | CMD_MAY_REPLICATE); }
+
+int multiQueueMayWrite(client *c) {
+    multiCmd *q = c->mstate;
+    for (int j = 0; j < c->mstate_len; j++)
+        if (scriptCommandMayWrite(q[j].cmd, q[j].argv, q[j].argc)) return 1;
+    return 0;
+}
 
 int multiQueueAnyLacks(client *c, uint64_t flag) {
     multiCmd *q = c->mstate;

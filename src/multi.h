@@ -11,6 +11,8 @@ typedef struct client client;
 typedef struct serverDb serverDb;
 
 int multiQueueHasWrites(client *c);
+/* Would a queued command be held by CLIENT PAUSE WRITE (scripts by their flags)? */
+int multiQueueMayWrite(client *c);
 /* What the queued commands and watched keys cost the client (its multi-mem). */
 size_t multiClientMemory(client *c);
 /* 1 if a queued command lacks a flag (EXEC is denied what one of them is). */

@@ -147,6 +147,29 @@ static int scriptParseShebang(const char *body, size_t blen, int *flags, size_t 
 }
 
 /* Cache and compile body; its sha into sha[41]. 0, or -1 after replying. */
+int scriptCommandMayWrite(cairnCommand *cmd, robj **argv, int argc) {
+    const char *body = NULL;
+    size_t blen = 0;
+    if (cmd->proc == evalCommand && argc >= 2) {
+        body = argv[1]->ptr;
+    } else if (cmd->proc == evalShaCommand && argc >= 2 && sdslen(argv[1]->ptr) == 40) {
+        char sha[41];
+        const char *s = argv[1]->ptr;
+        for (int j = 0; j < 40; j++) sha[j] = (char)tolower((unsigned char)s[j]);
+        sha[40] = '\0';
+        body = scriptBody(sha);
+    } else if (cmd->proc != evalCommand && cmd->proc != evalShaCommand)
+        return (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
+    if (!body) return 1; /* not cached: it may be anything */
+    blen = sdslen((sds)body);
+    int flags;
+    size_t shebang;
+    sds err = NULL;
+    int ok = scriptParseShebang(body, blen, &flags, &shebang, &err) == 0;
+    sdsfree(err);
+    return !ok || (flags & SCRIPT_FLAG_COMPAT) || !(flags & SCRIPT_FLAG_NO_WRITES);
+}
+
 static int scriptCreate(client *c, const char *body, size_t blen, char *sha) {
     scriptSha1Hex(sha, body, blen);
     if (scriptBody(sha)) return 0;

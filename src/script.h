@@ -6,6 +6,8 @@
 #include "object.h"
 
 typedef struct client client;
+typedef struct cairnCommand cairnCommand;
+#include "object.h"
 
 #define SCRIPT_BUSY_ERROR                                                                          \
     "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
@@ -41,6 +43,10 @@ void scriptExecute(struct scriptRun *run,
 /* A script has run past busy-reply-threshold: commands without
  * allow_busy get SCRIPT_BUSY_ERROR. */
 int scriptIsBusy(void);
+/* May this command write or replicate (CLIENT PAUSE WRITE holds it)? Its
+ * flags say, except for EVAL/EVALSHA, as in Redis: a script without a
+ * shebang may; one with a shebang may unless it declares no-writes. */
+int scriptCommandMayWrite(cairnCommand *cmd, robj **argv, int argc);
 /* The client whose script is running (NULL: none). */
 client *scriptCaller(void);
 /* INFO: cached scripts and the memory of their bodies. */

@@ -512,8 +512,11 @@ static const char *luaCallDenied(scriptRun *run, cairnCommand *cmd, robj **argv,
     if (replIsReplica() && !replicaLinkUp() && !cfg.replica_serve_stale_data &&
         !(cmd->flags & CMD_STALE) && !(run->caller->flags & CLIENT_MASTER))
         return "Can not execute the command on a stale replica";
+    /* May-replicate commands (PUBLISH ...) count as writes here, as in
+     * Redis: a read-only script is then safe to run under CLIENT PAUSE WRITE. */
+    if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
+        return "Write commands are not allowed from read-only scripts.";
     if (cmd->flags & CMD_WRITE) {
-        if (run->readonly) return "Write commands are not allowed from read-only scripts.";
         if (rdbWritesDenied()) {
             snprintf(buf, sizeof(buf), "-%s", RDB_MISCONF_ERROR);
             return buf;

@@ -259,6 +259,34 @@ test "CLIENT PAUSE WRITE holds writes but serves reads, then runs them" {
     close_client $w
 }
 
+test "CLIENT PAUSE WRITE holds scripts that may write, not no-writes ones" {
+    set w1 [client $srv]
+    set w2 [client $srv]
+    set w3 [client $srv]
+    # queued before the pause (queueing it would be held too)
+    r $w3 MULTI
+    r $w3 EVAL "#!lua\nreturn 3" 0
+    r $c CLIENT PAUSE 100000 WRITE
+    send_cmd $w1 EVAL "return 1" 0
+    send_cmd $w2 EVAL "#!lua\nreturn 2" 0
+    send_cmd $w3 EXEC
+    # a script declaring no-writes runs, so does EVAL_RO
+    assert_equal 4 [r $c EVAL "#!lua flags=no-writes\nreturn 4" 0]
+    assert_equal 5 [r $c EVAL_RO "return 5" 0]
+    # PUBLISH is a write to a read-only script
+    assert_error "ERR Write commands are not allowed from read-only scripts*" \
+        {r $c EVAL_RO "return redis.call('publish', 'ch', 'm')" 0}
+    assert_error "ERR Write commands are not allowed from read-only scripts*" \
+        {r $c EVAL "#!lua flags=no-writes\nreturn redis.call('publish', 'ch', 'm')" 0}
+    after 100
+    assert_equal 3 [info_field $c blocked_clients clients]
+    r $c CLIENT UNPAUSE
+    assert_equal 1 [read_reply $w1]
+    assert_equal 2 [read_reply $w2]
+    assert_equal 3 [read_reply $w3]
+    foreach w [list $w1 $w2 $w3] { close_client $w }
+}
+
 test "CLIENT PAUSE ALL holds every command until the timeout" {
     set w [client $srv]
     r $c CLIENT PAUSE 300 ALL
