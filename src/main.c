@@ -577,16 +577,18 @@ int main(int argc, char **argv) {
     elAddTimer(server.el, 1, serverCron, NULL);
     elSetBeforeSleep(server.el, beforeSleep);
     elSetAfterSleep(server.el, afterSleep);
+    /* Only once the listeners exist: whoever waits for the pid file may
+     * connect right away. Before the load, as in Redis: a loading server
+     * answers (-LOADING, INFO), and the banner's " PID: " line tells
+     * supervisors and Redis' test suite it is up. */
+    createPidFile();
+    mainBanner();
+    serverLog(LL_NOTICE, "Server initialized");
     aofInit();
     if (cfg.appendonly) aofStartupLoad(); /* as Redis: the AOF wins over the RDB */
     else rdbStartupLoad();
     replInit();
-    /* Only once the listeners exist: whoever waits for the pid file may
-     * connect right away. */
-    createPidFile();
     infoRecordStartupMemory(); /* INFO's used_memory_startup */
-    mainBanner();
-    serverLog(LL_NOTICE, "Server initialized");
     if (server.listen_count) serverLog(LL_NOTICE, "Ready to accept connections tcp");
     if (cfg.unixsocket) serverLog(LL_NOTICE, "Ready to accept connections unix");
     if (server.tls_listen_count) serverLog(LL_NOTICE, "Ready to accept connections tls");

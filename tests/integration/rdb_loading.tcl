@@ -106,6 +106,17 @@ test "A slow load reports its progress in the log" {
     assert_match "*Loading RDB: * of $::dump_size bytes (*%), * keys so far*" $text
 }
 
+test "The server says it is initialized (and writes its pid file) before the load" {
+    set pid [dict get $srv pid]
+    set mine {}
+    foreach line [split [::cairn_h::tail_file [dict get $srv log] 400] \n] {
+        if {[string match "$pid:*" $line]} { lappend mine $line }
+    }
+    set init [lsearch -glob $mine "*Server initialized*"]
+    set load [lsearch -glob $mine "*Loading RDB produced*"]
+    assert {$init >= 0 && $load > $init} "Server initialized ($init) before the load ($load)"
+}
+
 test "SIGTERM during the load exits at once and leaves the file alone" {
     set mtime [file mtime $::dump]
     set c [spawn_loading srv 150]
