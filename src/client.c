@@ -721,7 +721,8 @@ size_t clientMemoryUsage(client *c) {
     size_t argvmem = c->argv_len_sum + sizeof(robj *) * c->argv_len;
     return sizeof(client) + c->buf_size + sdsAllocSize(c->querybuf) + c->reply_bytes + argvmem +
            multiClientMemory(c) + clientPubsubMemory(c->pubsub_channels) +
-           clientPubsubMemory(c->pubsub_patterns) + clientPubsubMemory(c->pubsub_shard_channels);
+           clientPubsubMemory(c->pubsub_patterns) + clientPubsubMemory(c->pubsub_shard_channels) +
+           trackingClientMemory(c);
 }
 
 /* maxmemory-clients: while normal and pubsub clients together hold more

@@ -375,6 +375,12 @@ void trackingDisable(client *c) {
 }
 
 /* Does a new prefix overlap (one is a prefix of the other) one in list? */
+size_t trackingClientMemory(client *c) {
+    size_t mem = (size_t)c->tracking_nprefixes * sizeof(sds);
+    for (int j = 0; j < c->tracking_nprefixes; j++) mem += sdsAllocSize(c->tracking_prefixes[j]);
+    return mem;
+}
+
 static int prefixesOverlap(const char *a, size_t al, const char *b, size_t bl) {
     size_t n = al < bl ? al : bl;
     return memcmp(a, b, n) == 0;

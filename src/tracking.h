@@ -22,4 +22,7 @@ unsigned long trackingTotalKeys(void);
 unsigned long trackingTotalItems(void);
 unsigned long trackingTotalPrefixes(void);
 
+/* What a client's BCAST prefixes cost it (for maxmemory-clients). */
+size_t trackingClientMemory(client *c);
+
 #endif

@@ -149,7 +149,7 @@ proc multi_mem_of {cl name} {
     error "no client $name"
 }
 
-test "maxmemory-clients counts queued MULTI commands and watched keys" {
+test "maxmemory-clients counts queued MULTI commands, watched keys and tracking prefixes" {
     r $c CLIENT NO-EVICT on
     # the queue: multi-mem grows with what is queued, and counts
     set m [client $srv]
@@ -174,6 +174,14 @@ test "maxmemory-clients counts queued MULTI commands and watched keys" {
     }
     assert $closed "the watching client was evicted"
     close_client $w
+    # and so do BCAST tracking prefixes
+    set t [client $srv]
+    set closed 0
+    for {set j 0} {$j < 200000} {incr j} {
+        if {[catch {r $t CLIENT TRACKING on PREFIX [format %012d $j] BCAST}]} { set closed 1; break }
+    }
+    assert $closed "the client with many prefixes was evicted"
+    close_client $t
     r $c CONFIG SET maxmemory-clients 0
     r $c CLIENT NO-EVICT off
 }
