@@ -257,6 +257,9 @@ void propagateTransactionBeginLazy(void) {
 }
 
 int propagateTransactionActive(void) { return in_transaction; }
+int propagateHeldWrite(void) {
+    return txn_first != NULL;
+}
 
 void propagateTransactionEnd(void) {
     if (txn_first) { /* one write: no MULTI/EXEC around it */

@@ -97,5 +97,7 @@ void propagateTransactionEnd(void);
  * out bare, as Redis 7.0 propagates a script's effects). */
 void propagateTransactionBeginLazy(void);
 int propagateTransactionActive(void);
+/* A lazy transaction's first write is held, not yet in the stream. */
+int propagateHeldWrite(void);
 
 #endif

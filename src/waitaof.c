@@ -15,6 +15,7 @@
 #include "args.h"
 #include "client.h"
 #include "config.h"
+#include "propagate.h"
 #include "reply.h"
 #include "server_state.h"
 #include "util.h"
@@ -36,9 +37,12 @@ long long waitaofReplicaAcks(long long offset) { return replAofAckedAt(offset); 
 static long long waitaofLocalAcks(client *c) { return aofFsyncedOffset() >= c->woff ? 1 : 0; }
 
 static void waitaofReply(client *c) {
+    /* Inside EXEC a lone write may still be held back (it goes out bare at
+     * the end): it is on no disk yet. */
+    int held = propagateHeldWrite();
     replyArrayLen(c, 2);
-    replyLongLong(c, waitaofLocalAcks(c));
-    replyLongLong(c, waitaofReplicaAcks(c->woff));
+    replyLongLong(c, held ? 0 : waitaofLocalAcks(c));
+    replyLongLong(c, held ? 0 : waitaofReplicaAcks(c->woff));
 }
 
 static const char *waitaof_no_aof =
