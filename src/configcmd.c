@@ -10,6 +10,7 @@
 #include "object.h"
 #include "reply.h"
 #include "sds.h"
+#include "server_state.h"
 #include "util.h"
 #include "zmalloc.h"
 #include "directive.h"
@@ -105,6 +106,7 @@ static void configSet(client *c) {
     configApplyFn **fns = zmalloc(sizeof(configApplyFn *) * (size_t)n);
     sds *old = zcalloc(sizeof(sds) * (size_t)n), msg = NULL;
     const char *err = NULL, *errname = NULL;
+    int deny_loading = 0;
 
     /* Secrets never reach SLOWLOG or MONITOR, even in a failing call. */
     for (int i = 0; i < n; i++) {
@@ -125,6 +127,14 @@ static void configSet(client *c) {
         for (int j = 0; j < i && d && !err; j++)
             if (idx[j] == idx[i]) err = "duplicate parameter";
         if (unknown || err) errname = name;
+        if (d && (d->flags & F_NOLOADING) && server.loading) deny_loading = 1;
+    }
+    /* As Redis: after the name checks, -LOADING comes before value errors
+     * (clients may retry on it). */
+    if (deny_loading && !errname) {
+        errname = "";
+        deny_loading = 2;
+        replyError(c, "LOADING Redis is loading the dataset in memory");
     }
     for (int i = 0; i < n && !errname; i++) old[i] = directiveGet(&directives[idx[i]]);
     for (int i = 0; i < n && !errname; i++) {
@@ -173,6 +183,8 @@ static void configSet(client *c) {
 
     if (!errname)
         replyOk(c);
+    else if (deny_loading == 2)
+        ; /* replied above */
     else if (unknown)
         replyErrorFormat(c, "ERR Unknown option or number of arguments for CONFIG SET - '%s'",
                          errname);

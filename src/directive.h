@@ -30,6 +30,7 @@ enum { T_BOOL, T_NUM, T_ENUM, T_STR, T_SPECIAL };
 #define F_BINARY    (1 << 15) /* string: binary safe, the field holds an sds */
 #define F_NOGET     (1 << 16) /* file only, never shown by CONFIG GET */
 #define F_VOLATILE  (1 << 17) /* CONFIG SET applies it even when unchanged (file contents may be new) */
+#define F_NOLOADING (1 << 18) /* CONFIG SET refused with -LOADING while the dataset loads */
 
 /* Storage width of a numeric field, so one table row serves int, unsigned,
  * long long ... fields without per-type code. */

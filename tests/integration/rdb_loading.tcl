@@ -62,6 +62,9 @@ test "A client connecting during the load gets -LOADING, INFO and CONFIG answer"
         assert_error $err {r $c DEBUG RELOAD}
     }
     assert_equal [list port [dict get $srv port]] [r $c CONFIG GET port]
+    # some directives may change while loading, appendonly (and dir) may not
+    assert_equal OK [r $c CONFIG SET loglevel notice]
+    assert_error $err {r $c CONFIG SET appendonly yes}
     # A rejected command inside MULTI aborts the transaction.
     assert_equal OK [r $c MULTI]
     assert_error $err {r $c GET marker}
