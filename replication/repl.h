@@ -95,6 +95,8 @@ void spillRetain(replSpill *s);
 void spillRelease(replSpill *s);
 void spillPumpAll(void);       /* move what the stream has past each spill to its file */
 long long spillEnd(const replSpill *s); /* stream offset after the file's last byte */
+/* Past repl-spill-max-size: its replicas must be dropped, nobody attaches. */
+int spillOverflowed(const replSpill *s);
 /* Up to len bytes from stream offset `offset` (0 at the end, -1 on error). */
 ssize_t spillRead(replSpill *s, long long offset, void *buf, size_t len);
 /* A reader at the file's end continues from memory: cur is attached at

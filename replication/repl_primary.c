@@ -846,7 +846,8 @@ void syncCommand(client *c) {
     /* Join a snapshot already being taken if it is a disk one (the file is
      * sent once it is complete); a diskless one has started sending, so
      * this replica waits for the next. */
-    if (snap.active && !snap.diskless && replAcceptsCodec(l, snap.codec)) {
+    if (snap.active && !snap.diskless && replAcceptsCodec(l, snap.codec) &&
+        !spillOverflowed(snap.spill)) {
         replAttachToSnapshot(c, l);
         return;
     }
@@ -1160,10 +1161,27 @@ void replResetBacklog(void) {
     backlogCreate();
 }
 
+/* repl-spill-max-size: the replicas still reading a spill that passed it
+ * are too far behind, as with an output buffer overflow in Redis. */
+static void replDropOverflowedSpills(void) {
+    for (int j = 0; j < nreplicas; j++) {
+        client *c = replicas[j];
+        replicaLink *l = c->repl;
+        if (!l->spill || !spillOverflowed(l->spill) || (c->flags & CLIENT_CLOSE_ASAP)) continue;
+        serverLog(LL_WARNING,
+                  "Client %s scheduled to be closed ASAP for overcoming of output buffer limits "
+                  "(its full sync's stream on disk passed repl-spill-max-size).",
+                  c->peer);
+        server.stat_client_outbuf_limit_disconnections++;
+        clientFreeAsync(c);
+    }
+}
+
 void replBeforeSleep(void) {
     replicaBeforeSleep();
     /* First, so replicas in full sync pin no more than this turn's writes. */
     spillPumpAll();
+    replDropOverflowedSpills();
     if (nreplicas == 0 && !backlogActive()) return;
     /* Not while writes are paused: the GETACK would move the offset that
      * FAILOVER (or a CLIENT PAUSE user) waits for replicas to reach; it is

@@ -22,6 +22,12 @@
  * the replicas still converge unless the output buffer limit trips, as
  * without a spill.
  *
+ * repl-spill-max-size caps the file: a sync whose replicas fall that far
+ * behind is given up as an output buffer overflow is in Redis. The spill
+ * overflows (spillOverflowed): the file is closed, the cursor detached so
+ * nothing stays pinned, and repl_primary drops the replicas still reading
+ * it; they start over with a new snapshot.
+ *
  * Ownership: refcounted; the snapshot holds one reference while replicas
  * can still attach, each replica one until it hands over or is freed. The
  * last spillRelease closes the file and detaches the cursor. */
@@ -43,8 +49,10 @@ struct replSpill {
     int refcount;
     int fd;           /* -1: no file */
     int pumping;      /* 0 once a write failed: the cursor holds the rest */
+    int overflowed;   /* past repl-spill-max-size: no file, no cursor */
     long long start;  /* stream offset of the file's first byte */
-    streamCursor cur; /* at start + the file's length */
+    long long end;    /* overflowed: where the cursor was */
+    streamCursor cur; /* at start + the file's length (detached once overflowed) */
     replSpill *next;
 };
 
@@ -84,7 +92,7 @@ void spillRelease(replSpill *s) {
         *pp = s->next;
         break;
     }
-    long long bytes = streamCursorOffset(&s->cur) - s->start;
+    long long bytes = spillEnd(s) - s->start;
     if (s->fd != -1) {
         close(s->fd);
         if (bytes)
@@ -92,8 +100,23 @@ void spillRelease(replSpill *s) {
                       "Full sync: %lld stream bytes were kept on disk while replicas synced",
                       bytes);
     }
-    streamCursorDetach(&s->cur);
+    if (!s->overflowed) streamCursorDetach(&s->cur);
     zfree(s);
+}
+
+/* The file would pass repl-spill-max-size: give this sync up. */
+static void spillOverflow(replSpill *s) {
+    s->end = streamCursorOffset(&s->cur);
+    serverLog(
+        LL_WARNING,
+        "Full sync: the stream kept on disk for its replicas reached repl-spill-max-size "
+        "(%lld bytes): they are dropped, as for an output buffer overflow, and will sync again",
+        cfg.repl_spill_max_size);
+    close(s->fd);
+    s->fd = -1;
+    s->pumping = 0;
+    s->overflowed = 1;
+    streamCursorDetach(&s->cur);
 }
 
 static void spillPump(replSpill *s) {
@@ -102,6 +125,14 @@ static void spillPump(replSpill *s) {
         struct iovec iov[SPILL_IOV_MAX];
         int cnt = streamCursorPeek(&s->cur, iov, SPILL_IOV_MAX);
         if (cnt == 0) return;
+        if (cfg.repl_spill_max_size) {
+            long long len = streamCursorOffset(&s->cur) - s->start;
+            for (int j = 0; j < cnt; j++) len += (long long)iov[j].iov_len;
+            if (len > cfg.repl_spill_max_size) {
+                spillOverflow(s);
+                return;
+            }
+        }
         ssize_t n = writev(s->fd, iov, cnt);
         if (n <= 0) {
             if (n < 0 && errno == EINTR) continue;
@@ -122,10 +153,18 @@ void spillPumpAll(void) {
 }
 
 long long spillEnd(const replSpill *s) {
-    return streamCursorOffset(&s->cur);
+    return s->overflowed ? s->end : streamCursorOffset(&s->cur);
+}
+
+int spillOverflowed(const replSpill *s) {
+    return s->overflowed;
 }
 
 ssize_t spillRead(replSpill *s, long long offset, void *buf, size_t len) {
+    if (s->overflowed) {
+        errno = EFBIG;
+        return -1;
+    }
     long long end = spillEnd(s);
     if (offset < s->start || offset >= end) return 0;
     if ((long long)len > end - offset) len = (size_t)(end - offset);
@@ -136,6 +175,6 @@ ssize_t spillRead(replSpill *s, long long offset, void *buf, size_t len) {
 }
 
 int spillHandOver(replSpill *s, long long offset, streamCursor *cur) {
-    if (offset != spillEnd(s)) return -1;
+    if (s->overflowed || offset != spillEnd(s)) return -1;
     return streamCursorAttachAt(cur, offset);
 }

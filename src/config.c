@@ -921,6 +921,7 @@ const directive directives[] = {
     N("repl-diskless-sync-max-replicas", NULL, 0, repl_diskless_sync_max_replicas, 0, INT_MAX, "0"),
     E("repl-diskless-load", NULL, F_NOLOADING, repl_diskless_load, disklessLoadEnum, "disabled"),
     E("repl-compression", NULL, 0, repl_compression, replCompressionEnum, "no"),
+    N("repl-spill-max-size", NULL, MEM, repl_spill_max_size, 0, LLONG_MAX, "0"),
     B("repl-disable-tcp-nodelay", NULL, 0, repl_disable_tcp_nodelay, "no"),
     B("replica-read-only", "slave-read-only", 0, replica_read_only, "yes"),
     B("replica-serve-stale-data", "slave-serve-stale-data", 0, replica_serve_stale_data, "yes"),

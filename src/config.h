@@ -254,6 +254,7 @@ typedef struct cairnConfig {
     int repl_diskless_sync_max_replicas;
     int repl_diskless_load;    /* REPL_DISKLESS_LOAD_* */
     int repl_compression;      /* SNAPSHOT_COMPRESSION_*: the diskless payload to cairn replicas */
+    long long repl_spill_max_size; /* bytes of a full sync's stream on disk (0: no cap) */
     int repl_disable_tcp_nodelay;
     int replica_read_only;
     int replica_serve_stale_data;

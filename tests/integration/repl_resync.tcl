@@ -8,6 +8,8 @@
 # server keeps that part of the stream on disk (replication/spill.c), so
 # the same sync completes, to a cairn replica and to a redis-server one;
 # sync_full stays at 1 and the datasets are equal after the writer stops.
+# With repl-spill-max-size the file is capped: past it the replica is
+# dropped as for an output buffer overflow, and syncs once the cap is lifted.
 #
 # repl-compression no|lz4|zstd: a cairn replica receives the diskless
 # payload in that frame (loaded from a file or straight from the socket)
@@ -55,8 +57,8 @@ proc write_until_synced {pc sc ms} {
     return [list 0 $n $peak]
 }
 
-proc sync_under_load {pbin rbin ms} {
-    set p [start_server -binary $pbin -config $::tight]
+proc sync_under_load {pbin rbin ms {extra {}}} {
+    set p [start_server -binary $pbin -config [concat $::tight $extra]]
     set s [start_server -binary $rbin]
     set pc [client $p]
     set sc [client $s]
@@ -107,6 +109,26 @@ test "redis-server primary under the same load: the replica is dropped and start
     # as several full syncs, none of which finished.
     assert_equal 0 $up "replica link up (Redis was expected to loop)"
     assert {$fulls >= 2} "sync_full $fulls: the replica started over"
+    kill_server $p
+    kill_server $s
+}
+
+test "repl-spill-max-size: a sync whose spill passes it is dropped (logged), and completes once the cap is lifted" {
+    lassign [sync_under_load $::cairn(server) $::cairn(server) 12000 {repl-spill-max-size 1mb}] up fulls peak p s pc sc
+    assert_equal 0 $up "replica link up although its spill passed 1 MB"
+    assert {$fulls >= 2} "sync_full $fulls: the dropped replica syncs again"
+    set log [read_bytes [dict get $p log]]
+    assert_match "*reached repl-spill-max-size (1048576 bytes)*" $log "the spill's log line"
+    assert_match "*scheduled to be closed ASAP for overcoming of output buffer limits*repl-spill-max-size*" $log
+    assert {[info_field $pc client_output_buffer_limit_disconnections stats] >= 1} "counted as an output buffer overflow"
+    # the stream was not held in memory instead
+    assert {$peak < 3000000} "used_memory_repl_stream peaked at $peak"
+    r $pc CONFIG SET repl-spill-max-size 0
+    lassign [write_until_synced $pc $sc 40000] up bursts peak
+    assert_equal 1 $up "replica link up once the cap is lifted"
+    repl_wait_caught_up $pc $sc
+    assert_equal [r $pc DEBUG DIGEST] [r $sc DEBUG DIGEST] "DEBUG DIGEST"
+    assert_equal {} [glob -nocomplain -directory [dict get $p dir] temp-spill-*]
     kill_server $p
     kill_server $s
 }
