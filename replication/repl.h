@@ -90,13 +90,20 @@ void backlogCron(int replicas);   /* repl-backlog-ttl: free it after long withou
 
 /* spill.c: a full sync's share of the stream, on disk */
 typedef struct replSpill replSpill;
-replSpill *spillCreate(void);  /* from the stream's tail on; one reference */
+/* From the stream's tail on; one reference. what names it in the log. */
+replSpill *spillCreate(const char *what);
+/* From an offset the stream still holds in memory (NULL if it does not);
+ * spillPumpAll then writes what it holds from there on. */
+replSpill *spillCreateAt(const char *what, long long offset);
 void spillRetain(replSpill *s);
 void spillRelease(replSpill *s);
 void spillPumpAll(void);       /* move what the stream has past each spill to its file */
 long long spillEnd(const replSpill *s); /* stream offset after the file's last byte */
 /* Past repl-spill-max-size: its replicas must be dropped, nobody attaches. */
 int spillOverflowed(const replSpill *s);
+long long spillStart(const replSpill *s); /* stream offset of the file's first byte */
+int spillUsable(const replSpill *s);      /* still taking the stream (file fine, under the cap) */
+int spillShared(const replSpill *s);      /* more than one reference */
 /* Up to len bytes from stream offset `offset` (0 at the end, -1 on error). */
 ssize_t spillRead(replSpill *s, long long offset, void *buf, size_t len);
 /* A reader at the file's end continues from memory: cur is attached at

@@ -112,7 +112,23 @@ typedef struct replicaLink {
      * replica moves to a memory cursor (attached). */
     replSpill *spill;
     long long spill_pos;
+    /* An online replica that fell behind reads on from the lag spill (spill
+     * is then that one), then from memory again. */
+    int lag_spilled;
 } replicaLink;
+
+/* The spill that online replicas further behind than REPL_LAG_SPILL_MIN
+ * (or the backlog, if larger) move to, so that their share of the stream
+ * is on disk rather than pinned in memory while they catch up (a stalled
+ * replica costs the primary no memory beyond that; the stream's blocks are
+ * freed from its head, so any cursor left behind would pin all after it).
+ * One at a time, from the offset of the furthest behind of the replicas
+ * that lag when it is made; later ones join if they are within the file.
+ * It holds one reference, dropped once no replica reads it or it stopped
+ * taking the stream (a later laggard gets a new one). */
+static replSpill *lag_spill;
+static long long lag_spill_retry_ms; /* after a failed file: not before */
+#define REPL_LAG_SPILL_MIN (1024 * 1024)
 
 /* Replicas in the order they connected (INFO's slaveN lines). */
 static client **replicas;
@@ -315,6 +331,7 @@ static int replSendSpill(client *c, replicaLink *l) {
                 return -1;
             }
             l->attached = 1;
+            l->lag_spilled = 0;
             spillRelease(l->spill);
             l->spill = NULL;
             return 1;
@@ -331,6 +348,30 @@ static int replSendSpill(client *c, replicaLink *l) {
         l->spill_pos += (long long)w;
         total += w;
         if (r <= 0) return r;
+    }
+    return 0;
+}
+
+/* The stream from memory: 1 once the cursor is at its end, 0 if the
+ * socket is full or this call wrote its share, -1 on error (the client is
+ * being freed). */
+static int replSendMemory(client *c, replicaLink *l) {
+    size_t total = 0;
+    while (total < REPL_MAX_WRITE_PER_CALL) {
+        struct iovec iov[REPL_IOV_MAX];
+        int cnt = streamCursorPeek(&l->cur, iov, REPL_IOV_MAX);
+        if (cnt == 0) return 1;
+        ssize_t n = connWritev(c->conn, iov, cnt);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR) return 0;
+            serverLog(LL_WARNING, "Error writing to replica %s: %s", c->peer, strerror(errno));
+            clientFreeAsync(c);
+            return -1;
+        }
+        if (n == 0) return 0;
+        streamCursorAdvance(&l->cur, (size_t)n);
+        server.stat_net_output_bytes += n;
+        total += (size_t)n;
     }
     return 0;
 }
@@ -375,23 +416,7 @@ void replicaWrite(client *c) {
             return;
         }
     }
-    size_t total = 0;
-    while (total < REPL_MAX_WRITE_PER_CALL) {
-        struct iovec iov[REPL_IOV_MAX];
-        int cnt = streamCursorPeek(&l->cur, iov, REPL_IOV_MAX);
-        if (cnt == 0) break;
-        ssize_t n = connWritev(c->conn, iov, cnt);
-        if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR) break;
-            serverLog(LL_WARNING, "Error writing to replica %s: %s", c->peer, strerror(errno));
-            clientFreeAsync(c);
-            return;
-        }
-        if (n == 0) break;
-        streamCursorAdvance(&l->cur, (size_t)n);
-        server.stat_net_output_bytes += n;
-        total += (size_t)n;
-    }
+    if (replSendMemory(c, l) < 0) return;
     replWantWrite(c, streamCursorOffset(&l->cur) < streamOffset());
 }
 
@@ -445,6 +470,7 @@ static void replAttachToSnapshot(client *c, replicaLink *l) {
     if (l->spill) spillRelease(l->spill);
     spillRetain(snap.spill);
     l->spill = snap.spill;
+    l->lag_spilled = 0;
     l->spill_pos = snap.offset;
     l->state = RS_WAIT_BGSAVE_END;
     l->snap_id = snap.id;
@@ -519,7 +545,7 @@ static int replSnapshotStart(void) {
     snap.chunk_len = 0;
     snap.pipe_eof = 0;
     snap.child_done = snap.delivered = 0;
-    snap.spill = spillCreate();
+    snap.spill = spillCreate("Full sync");
     if (diskless) {
         close(pfd[1]);
         /* Best effort: a smaller pipe (pipe-max-size) only costs speed. */
@@ -1170,7 +1196,7 @@ static void replDropOverflowedSpills(void) {
         if (!l->spill || !spillOverflowed(l->spill) || (c->flags & CLIENT_CLOSE_ASAP)) continue;
         serverLog(LL_WARNING,
                   "Client %s scheduled to be closed ASAP for overcoming of output buffer limits "
-                  "(its full sync's stream on disk passed repl-spill-max-size).",
+                  "(the stream kept on disk for it passed repl-spill-max-size).",
                   c->peer);
         server.stat_client_outbuf_limit_disconnections++;
         clientFreeAsync(c);
@@ -1205,6 +1231,55 @@ void replBeforeSleep(void) {
     backlogTrim();
 }
 
+static long long replLagSpillMin(void) {
+    return cfg.repl_backlog_size > REPL_LAG_SPILL_MIN ? cfg.repl_backlog_size : REPL_LAG_SPILL_MIN;
+}
+
+static int replLagsInMemory(client *c) {
+    replicaLink *l = c->repl;
+    return l->state == RS_ONLINE && l->attached && !l->spill && !l->wait_first_ack &&
+           !(c->flags & CLIENT_CLOSE_ASAP) &&
+           streamOffset() - streamCursorOffset(&l->cur) > replLagSpillMin();
+}
+
+/* Move the online replicas that lag to the lag spill (see lag_spill). */
+static void replLagSpillJoin(void) {
+    long long from = -1;
+    for (int j = 0; j < nreplicas; j++) {
+        if (!replLagsInMemory(replicas[j])) continue;
+        long long at = streamCursorOffset(&((replicaLink *)replicas[j]->repl)->cur);
+        if (from == -1 || at < from) from = at;
+    }
+    if (from == -1) return;
+    if (!lag_spill) {
+        if (server.unixtime_ms < lag_spill_retry_ms) return;
+        lag_spill = spillCreateAt("Lagging replicas", from);
+        if (lag_spill && !spillUsable(lag_spill)) {
+            spillRelease(lag_spill);
+            lag_spill = NULL;
+        }
+        if (!lag_spill) {
+            lag_spill_retry_ms = server.unixtime_ms + 10000;
+            return;
+        }
+    }
+    /* The file holds the stream up to its tail before anyone reads it. */
+    spillPumpAll();
+    if (!spillUsable(lag_spill)) return;
+    for (int j = 0; j < nreplicas; j++) {
+        if (!replLagsInMemory(replicas[j])) continue;
+        replicaLink *l = replicas[j]->repl;
+        long long at = streamCursorOffset(&l->cur);
+        if (at < spillStart(lag_spill) || at > spillEnd(lag_spill)) continue;
+        spillRetain(lag_spill);
+        l->spill = lag_spill;
+        l->lag_spilled = 1;
+        l->spill_pos = at;
+        streamCursorDetach(&l->cur);
+        l->attached = 0;
+    }
+}
+
 void replCron(void) {
     replicaCron();
     time_t now = server.unixtime;
@@ -1236,9 +1311,11 @@ void replCron(void) {
             clientFreeAsync(c);
             continue;
         }
-        /* Its share of the stream is what output buffer limits count. */
-        if (l->attached && l->state == RS_ONLINE) {
-            unsigned long long lag = (unsigned long long)(streamOffset() - streamCursorOffset(&l->cur)) + c->reply_bytes;
+        /* Its share of the stream is what output buffer limits count,
+         * whether that share is in memory or in the lag spill. */
+        if (l->state == RS_ONLINE && (l->attached || l->lag_spilled)) {
+            long long at = l->attached ? streamCursorOffset(&l->cur) : l->spill_pos;
+            unsigned long long lag = (unsigned long long)(streamOffset() - at) + c->reply_bytes;
             int soft = lim->soft_limit_bytes && lag >= lim->soft_limit_bytes;
             if (!soft) l->soft_since = 0;
             else if (!l->soft_since) l->soft_since = now;
@@ -1250,6 +1327,11 @@ void replCron(void) {
                 clientFreeAsync(c);
             }
         }
+    }
+    replLagSpillJoin();
+    if (lag_spill && (!spillShared(lag_spill) || !spillUsable(lag_spill))) {
+        spillRelease(lag_spill);
+        lag_spill = NULL;
     }
     /* Diskless: start once the delay passed or enough replicas wait. */
     if (!snap.active && childActiveType() == CHILD_TYPE_NONE) {

@@ -1,5 +1,6 @@
-/* spill: the stream a full sync's replicas still need, kept on disk
- * instead of pinned in memory.
+/* spill: the stream a full sync's replicas (or lagging online replicas,
+ * repl_primary's lag spill) still need, kept on disk instead of pinned in
+ * memory.
  *
  * Why: a replica in full sync needs every stream byte from the snapshot's
  * fork offset on, but receives none until the snapshot is made, sent and
@@ -53,24 +54,28 @@ struct replSpill {
     long long start;  /* stream offset of the file's first byte */
     long long end;    /* overflowed: where the cursor was */
     streamCursor cur; /* at start + the file's length (detached once overflowed) */
+    const char *what; /* for the log: whose stream it is */
     replSpill *next;
 };
 
 static replSpill *spills; /* every live spill, for spillPumpAll */
 static unsigned spill_seq;
 
-replSpill *spillCreate(void) {
+replSpill *spillCreateAt(const char *what, long long offset) {
     replSpill *s = zcalloc(sizeof(*s));
+    if (streamCursorAttachAt(&s->cur, offset) == -1) {
+        zfree(s);
+        return NULL;
+    }
     s->refcount = 1;
-    streamCursorAttach(&s->cur);
-    s->start = streamCursorOffset(&s->cur);
+    s->what = what;
+    s->start = offset;
     char name[64];
     snprintf(name, sizeof(name), "temp-spill-%d-%u.stream", (int)getpid(), spill_seq++);
     s->fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
     if (s->fd == -1) {
-        serverLog(LL_WARNING,
-                  "Can't create %s for the stream of a full sync (it stays in memory): %s", name,
-                  strerror(errno));
+        serverLog(LL_WARNING, "Can't create %s for the stream of %s (it stays in memory): %s", name,
+                  what, strerror(errno));
     } else {
         /* Nobody else needs a name for it, and a crash leaves nothing behind. */
         unlink(name);
@@ -79,6 +84,10 @@ replSpill *spillCreate(void) {
     s->next = spills;
     spills = s;
     return s;
+}
+
+replSpill *spillCreate(const char *what) {
+    return spillCreateAt(what, streamOffset());
 }
 
 void spillRetain(replSpill *s) {
@@ -96,8 +105,7 @@ void spillRelease(replSpill *s) {
     if (s->fd != -1) {
         close(s->fd);
         if (bytes)
-            serverLog(LL_NOTICE,
-                      "Full sync: %lld stream bytes were kept on disk while replicas synced",
+            serverLog(LL_NOTICE, "%s: %lld stream bytes were kept on disk for replicas", s->what,
                       bytes);
     }
     if (!s->overflowed) streamCursorDetach(&s->cur);
@@ -109,9 +117,9 @@ static void spillOverflow(replSpill *s) {
     s->end = streamCursorOffset(&s->cur);
     serverLog(
         LL_WARNING,
-        "Full sync: the stream kept on disk for its replicas reached repl-spill-max-size "
+        "%s: the stream kept on disk for its replicas reached repl-spill-max-size "
         "(%lld bytes): they are dropped, as for an output buffer overflow, and will sync again",
-        cfg.repl_spill_max_size);
+        s->what, cfg.repl_spill_max_size);
     close(s->fd);
     s->fd = -1;
     s->pumping = 0;
@@ -136,9 +144,8 @@ static void spillPump(replSpill *s) {
         ssize_t n = writev(s->fd, iov, cnt);
         if (n <= 0) {
             if (n < 0 && errno == EINTR) continue;
-            serverLog(LL_WARNING,
-                      "Writing the stream of a full sync to disk failed (it stays in memory): %s",
-                      n < 0 ? strerror(errno) : "no progress");
+            serverLog(LL_WARNING, "%s: writing the stream to disk failed (it stays in memory): %s",
+                      s->what, n < 0 ? strerror(errno) : "no progress");
             s->pumping = 0;
             return;
         }
@@ -150,6 +157,18 @@ static void spillPump(replSpill *s) {
 
 void spillPumpAll(void) {
     for (replSpill *s = spills; s; s = s->next) spillPump(s);
+}
+
+long long spillStart(const replSpill *s) {
+    return s->start;
+}
+
+int spillUsable(const replSpill *s) {
+    return s->pumping && !s->overflowed;
+}
+
+int spillShared(const replSpill *s) {
+    return s->refcount > 1;
 }
 
 long long spillEnd(const replSpill *s) {

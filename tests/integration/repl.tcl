@@ -5,7 +5,9 @@
 # refusals, min-replicas-to-write, expiry driven by the primary (and a
 # writable replica expiring its own keys), partial
 # resyncs (a cut link, a restarted replica, a promoted replica through
-# the second replication ID) and a primary sending garbage.
+# the second replication ID), a stopped replica (dropped past its output
+# buffer limit; below it, its lag kept on disk, not in the primary's
+# memory) and a primary sending garbage.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
 source [file join [file dirname [info script]] .. helpers repl.tcl]
@@ -147,6 +149,36 @@ test "A replica too far behind (client-output-buffer-limit replica) is dropped, 
     repl_wait_online $mc 1
     repl_wait_caught_up $mc $rc
     assert_equal [r $mc DEBUG DIGEST] [r $rc DEBUG DIGEST]
+    kill_server $m
+    kill_server $s
+}
+
+test "A stopped replica costs the primary about the backlog: the stream it lags is kept on disk, and it catches up" {
+    if {![string match *cairn* [file tail $::cairn(server)]]} { skip_test "cairn's lag spill" }
+    lassign [fresh_pair] m s
+    set mc [client $m]
+    set rc [client $s]
+    repl_attach $rc $m
+    repl_wait_online $mc 1
+    ::cairn_h::signal [dict get $s pid] STOP
+    set big [string repeat x 100000]
+    set peak 0
+    for {set i 0} {$i < 300} {incr i} {
+        r $mc SET big:$i $big
+        if {$i % 10 == 0} { after 20 }
+        set peak [expr {max($peak, [info_field $mc used_memory_repl_stream memory])}]
+    }
+    # 30 MB written, of which the stopped replica's socket took a few: the
+    # rest would be held for it (Redis holds it in its replication buffer).
+    assert {$peak < 4000000} "used_memory_repl_stream peaked at $peak"
+    assert_equal 1 [info_field $mc connected_slaves replication] "the replica is still attached"
+    ::cairn_h::signal [dict get $s pid] CONT
+    repl_wait_caught_up $mc $rc
+    assert_equal [r $mc DEBUG DIGEST] [r $rc DEBUG DIGEST]
+    assert_equal 0 [repl_stat $mc sync_partial_ok] "no resync: the same link caught up"
+    assert_equal 1 [repl_stat $mc sync_full]
+    # logged when the spill is freed, once the replica read all of it
+    wait_for {[string match "*Lagging replicas: * stream bytes were kept on disk for replicas*" [read_bytes [dict get $m log]]]} 5000 "the spill's log line"
     kill_server $m
     kill_server $s
 }
