@@ -147,6 +147,7 @@ static struct {
     char *chunk;          /* diskless: the chunk being sent to every replica */
     size_t chunk_len;
     int pipe_eof;
+    int pipe_read;        /* diskless: a payload byte was taken from the pipe */
     int child_done, delivered;
     long long start_wait_ms; /* diskless delay: first replica waiting since */
 } snap = {.pipe_fd = -1};
@@ -544,6 +545,7 @@ static int replSnapshotStart(void) {
     snap.offset = streamOffset();
     snap.chunk_len = 0;
     snap.pipe_eof = 0;
+    snap.pipe_read = 0;
     snap.child_done = snap.delivered = 0;
     snap.spill = spillCreate("Full sync");
     if (diskless) {
@@ -629,6 +631,7 @@ static void replPipeFeed(void) {
         if (snap.pipe_eof) return;
         ssize_t n = read(snap.pipe_fd, snap.chunk, REPL_BULK_CHUNK);
         if (n > 0) {
+            snap.pipe_read = 1;
             snap.chunk_len = (size_t)n;
             for (int j = 0; j < nreplicas; j++) ((replicaLink *)replicas[j]->repl)->pipe_sent = 0;
             continue;
@@ -870,9 +873,12 @@ void syncCommand(client *c) {
     l->ack_time = server.unixtime;
     replApplyNoDelay(c);
     /* Join a snapshot already being taken if it is a disk one (the file is
-     * sent once it is complete); a diskless one has started sending, so
-     * this replica waits for the next. */
-    if (snap.active && !snap.diskless && replAcceptsCodec(l, snap.codec) &&
+     * sent once it is complete), or a diskless one whose payload has not
+     * begun to leave the pipe (replicas that ask within moments of each
+     * other share one snapshot even without repl-diskless-sync-delay);
+     * otherwise this replica waits for the next. */
+    int joins_diskless = snap.diskless && !snap.pipe_read && (l->capa & REPL_CAPA_EOF);
+    if (snap.active && (!snap.diskless || joins_diskless) && replAcceptsCodec(l, snap.codec) &&
         !spillOverflowed(snap.spill)) {
         replAttachToSnapshot(c, l);
         return;

@@ -183,6 +183,35 @@ test "A stopped replica costs the primary about the backlog: the stream it lags 
     kill_server $s
 }
 
+test "Without a diskless delay, a replica asking before the payload left the pipe shares that snapshot" {
+    if {![string match *cairn* [file tail $::cairn(server)]]} { skip_test "cairn joins a diskless snapshot late" }
+    # 1 ms a key: the whole payload (well under the child's 64 KB write
+    # buffer) reaches the pipe only after ~1.5 s, when the child is done.
+    set m [start_server -config {repl-diskless-sync-delay 0 rdb-key-save-delay 1000}]
+    set s1 [start_server]
+    set s2 [start_server]
+    set mc [client $m]
+    r $mc DEBUG POPULATE 1500 k 8
+    set c1 [client $s1]
+    set c2 [client $s2]
+    r $c1 REPLICAOF 127.0.0.1 [dict get $m port]
+    wait_for {[info_field $mc sync_full stats] == 1} 5000 "the first replica asked"
+    after 300
+    r $c2 REPLICAOF 127.0.0.1 [dict get $m port]
+    repl_wait_link $c1
+    repl_wait_link $c2
+    repl_wait_caught_up $mc $c1
+    repl_wait_caught_up $mc $c2
+    set log [read_bytes [dict get $m log]]
+    assert_equal 1 [regexp -all {Starting BGSAVE for SYNC} $log] "snapshots taken"
+    assert_equal 2 [regexp -all {Streamed RDB transfer with replica \S+ succeeded} $log]
+    assert_equal [r $mc DEBUG DIGEST] [r $c1 DEBUG DIGEST]
+    assert_equal [r $mc DEBUG DIGEST] [r $c2 DEBUG DIGEST]
+    kill_server $m
+    kill_server $s1
+    kill_server $s2
+}
+
 test "A replica with appendonly yes rewrites its AOF after a full sync and restarts with the primary's data" {
     set m [start_server -config {repl-diskless-sync-delay 0}]
     set s [start_server -config {appendonly yes}]
