@@ -25,6 +25,8 @@
 #include "db.h"
 #include "evict.h"
 #include "log.h"
+#include "lua_cmsgpack.h"
+#include "lua_struct.h"
 #include "reply.h"
 #include "repl.h"
 #include "server_state.h"
@@ -794,6 +796,8 @@ lua_State *scriptLuaNewState(void) {
     luaOpenLib(L, LUA_MATHLIBNAME, luaopen_math);
     luaOpenLib(L, "cjson", luaopen_cjson);
     luaOpenLib(L, "bit", luaopen_bit);
+    luaOpenLib(L, "cmsgpack", luaopen_cairn_cmsgpack);
+    luaOpenLib(L, "struct", luaopen_cairn_struct);
     lua_pushlightuserdata(L, &reg_readonly);
     lua_newtable(L);
     lua_rawset(L, LUA_REGISTRYINDEX);
@@ -838,7 +842,8 @@ lua_State *scriptLuaNewState(void) {
     luaSetNumber(L, "REDIS_VERSION_NUM", 0x07000f);
     lua_setglobal(L, "redis");
     /* Library tables become read-only proxies in the globals. */
-    const char *libs[] = {"redis", "string", "table", "math", "cjson", "bit", "coroutine", NULL};
+    const char *libs[] = {"redis", "string",   "table",  "math",      "cjson",
+                          "bit",   "cmsgpack", "struct", "coroutine", NULL};
     for (int j = 0; libs[j]; j++) {
         lua_getglobal(L, libs[j]);
         luaPushReadonlyProxy(L, -1, NULL);

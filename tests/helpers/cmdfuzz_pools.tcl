@@ -117,6 +117,9 @@ set ::examples {
     {PUBSUB NUMPAT} {PUBSUB SHARDCHANNELS} {PUBSUB SHARDNUMSUB a} {SPUBLISH ch m}
     {INFO keyspace} {DEBUG HTSTATS 0} {DEBUG DIGEST} {SAVE} {BGSAVE SCHEDULE} {DUMP s:int}
     {RESTORE s:int 0 x} {SORT l:lp BY nosort GET #} {SORT h:ht} {SORT z:lp ALPHA STORE dst}
+    {EVAL "return {cmsgpack.unpack(ARGV[1])}" 0 "\x93\x01\xa1a\xcb"} {EVAL "return cmsgpack.pack(ARGV[1], tonumber(ARGV[1]))" 0 1.5}
+    {EVAL "return {cmsgpack.unpack_limit(ARGV[1], tonumber(ARGV[2]))}" 0 "\x01\x02" 1}
+    {EVAL "return {struct.unpack(ARGV[1], ARGV[2])}" 0 ">i2c0" "\x00\x02ab"} {EVAL "return struct.pack(ARGV[1], 7, ARGV[2])" 0 "<!4bs" x}
 }
 
 # Members and fields the dataset holds, so lookups also hit.
