@@ -63,10 +63,10 @@ client *scriptCaller(void) {
 
 /* The cache's keys are sds: look a plain sha up through one. */
 static sds scriptBody(const char *sha) {
-    sds k = sdsnew(sha);
-    sds body = dictFetchValue(scripts, k);
-    sdsfree(k);
-    return body;
+    static sds key; /* the lookup key, kept: EVALSHA runs this every call */
+    if (!key) key = sdsempty();
+    key = sdscpy(key, sha);
+    return dictFetchValue(scripts, key);
 }
 
 long long scriptCacheCount(void) {

@@ -52,7 +52,7 @@ static client *fake; /* runs the commands scripts call */
 static scriptRun *current;
 static int lua_resp = 2; /* redis.setresp */
 /* Registry keys: the table of compiled functions and the set of read-only tables. */
-static char reg_funcs, reg_readonly, reg_globals;
+static char reg_funcs, reg_readonly, reg_globals, reg_errh;
 
 scriptRun *scriptLuaCurrent(void) {
     return current;
@@ -181,6 +181,22 @@ static void luaPushReadonlyProxy(lua_State *L, int idx, lua_CFunction index) {
     lua_pushboolean(L, 1);
     lua_rawset(L, -3);
     lua_pop(L, 1);
+}
+
+/* loadstring without precompiled chunks (their bytecode is not checked):
+ * nil and a message, as Redis' Lua answers them. */
+static int luaLoadstring(lua_State *L) {
+    size_t len;
+    const char *s = luaL_checklstring(L, 1, &len);
+    if (len > 0 && s[0] == LUA_SIGNATURE[0]) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "binary chunks are not allowed");
+        return 2;
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
 }
 
 static int luaSetmetatable(lua_State *L) {
@@ -542,15 +558,20 @@ static const char *luaCallDenied(scriptRun *run, cairnCommand *cmd, robj **argv,
     return NULL;
 }
 
-/* The call's arguments as a new argv (*argc of them), or NULL with *err
- * (then nothing is allocated). */
+/* The call's arguments in the fake client's argv array (kept between calls,
+ * as a network client's is): *argc of them, or NULL with *err (then no
+ * object is left in it). */
 static robj **luaArgsToArgv(lua_State *L, int *argc, const char **err) {
     *argc = lua_gettop(L);
     if (*argc == 0) {
         *err = "Please specify at least one argument for this redis lib call";
         return NULL;
     }
-    robj **argv = zmalloc(sizeof(robj *) * *argc);
+    if (fake->argv_len < *argc) {
+        fake->argv = zrealloc(fake->argv, sizeof(robj *) * *argc);
+        fake->argv_len = *argc;
+    }
+    robj **argv = fake->argv;
     for (int j = 0; j < *argc; j++) {
         char num[64];
         const char *s;
@@ -562,7 +583,6 @@ static robj **luaArgsToArgv(lua_State *L, int *argc, const char **err) {
             s = lua_tolstring(L, j + 1, &len);
         } else {
             for (int k = 0; k < j; k++) decrRefCount(argv[k]);
-            zfree(argv);
             *err = "Lua redis lib command arguments must be strings or integers";
             return NULL;
         }
@@ -571,9 +591,9 @@ static robj **luaArgsToArgv(lua_State *L, int *argc, const char **err) {
     return argv;
 }
 
+/* Releases the arguments; the array stays the fake client's. */
 static void luaFreeArgv(robj **argv, int argc) {
     for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
-    zfree(argv);
 }
 
 static int luaRedisGenericCommand(lua_State *L, int raise) {
@@ -598,25 +618,30 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
         return 1;
     }
     if (cmd->flags & CMD_WRITE) run->wrote = 1;
-    fake->argv = argv;
-    fake->argc = fake->argv_len = argc;
+    fake->argc = argc;
     fake->cmd = fake->realcmd = cmd;
     fake->resp = lua_resp;
     fake->user = run->caller->user;
     commandCall(fake);
     server.current_client = run->caller;
     clientFreeArgv(fake);
-    zfree(fake->argv);
-    fake->argv = NULL;
-    fake->argv_len = 0;
-    /* The reply, in one piece, parsed into Lua. */
-    sds out = sdsnewlen(fake->buf, fake->bufpos);
-    for (replyBlock *b = fake->reply_head; b; b = b->next) out = sdscatlen(out, b->buf, b->used);
-    fake->bufpos = 0;
-    replyFreeBlocks(fake);
-    respParseToLua(L, out, out + sdslen(out), 0);
-    int is_err = out[0] == '-';
-    sdsfree(out);
+    /* The reply, in one piece, parsed into Lua: most fit the fake
+     * client's buffer and are parsed where they are. */
+    int is_err;
+    if (!fake->reply_head) {
+        is_err = fake->bufpos > 0 && fake->buf[0] == '-';
+        respParseToLua(L, fake->buf, fake->buf + fake->bufpos, 0);
+        fake->bufpos = 0;
+    } else {
+        sds out = sdsnewlen(fake->buf, fake->bufpos);
+        for (replyBlock *b = fake->reply_head; b; b = b->next)
+            out = sdscatlen(out, b->buf, b->used);
+        fake->bufpos = 0;
+        replyFreeBlocks(fake);
+        is_err = out[0] == '-';
+        respParseToLua(L, out, out + sdslen(out), 0);
+        sdsfree(out);
+    }
     if (is_err && raise) return lua_error(L);
     return 1;
 }
@@ -804,6 +829,10 @@ lua_State *scriptLuaNewState(void) {
     lua_pushlightuserdata(L, &reg_funcs);
     lua_newtable(L);
     lua_rawset(L, LUA_REGISTRYINDEX);
+    /* One error handler for every run (pushing a C function allocates). */
+    lua_pushlightuserdata(L, &reg_errh);
+    lua_pushcfunction(L, luaErrorHandler);
+    lua_rawset(L, LUA_REGISTRYINDEX);
     /* What scripts may not reach. */
     const char *removed[] = {"loadfile", "dofile", "print",   "newproxy", "setfenv",
                              "getfenv",  "module", "require", NULL};
@@ -813,6 +842,9 @@ lua_State *scriptLuaNewState(void) {
     }
     lua_pushcfunction(L, luaSetmetatable);
     lua_setglobal(L, "setmetatable");
+    lua_getglobal(L, "loadstring");
+    lua_pushcclosure(L, luaLoadstring, 1);
+    lua_setglobal(L, "loadstring");
     /* redis.* */
     lua_newtable(L);
     luaSetField(L, "call", luaRedisCall);
@@ -857,6 +889,11 @@ lua_State *scriptLuaNewState(void) {
     lua_pushvalue(L, -2);
     lua_rawset(L, LUA_REGISTRYINDEX);
     luaPushReadonlyProxy(L, -1, luaGlobalsIndex);
+    /* getmetatable(_G) is a read-only view of its metatable, as in Redis. */
+    lua_getmetatable(L, -1);
+    luaPushReadonlyProxy(L, -1, NULL);
+    lua_setfield(L, -2, "__metatable");
+    lua_pop(L, 1);
     lua_pushstring(L, "_G");
     lua_pushvalue(L, -2);
     lua_rawset(L, -4);
@@ -905,13 +942,12 @@ sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t sheba
 static void luaPushArray(lua_State *L, robj **elev, int n);
 static void luaSetArray(lua_State *L, const char *name, robj **elev, int n) {
     luaPushArray(L, elev, n);
-    lua_getfield(L, LUA_REGISTRYINDEX, "cairn_env");
     lua_pushlightuserdata(L, &reg_globals);
     lua_rawget(L, LUA_REGISTRYINDEX);
     lua_pushstring(L, name);
-    lua_pushvalue(L, -4);
+    lua_pushvalue(L, -3);
     lua_rawset(L, -3);
-    lua_pop(L, 3);
+    lua_pop(L, 2);
 }
 
 void scriptLuaRun(scriptRun *run, robj **keys, int nkeys, robj **args, int nargs) {
@@ -936,7 +972,8 @@ static void luaPushArray(lua_State *L, robj **elev, int n) {
 
 void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **args, int nargs) {
     client *c = run->caller;
-    lua_pushcfunction(L, luaErrorHandler);
+    lua_pushlightuserdata(L, &reg_errh);
+    lua_rawget(L, LUA_REGISTRYINDEX);
     lua_insert(L, -2);
     int nparams = 0;
     if (run->function) { /* FCALL: function(keys, args) */
@@ -977,5 +1014,13 @@ void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **
     }
     lua_pop(L, 1); /* the error handler */
     lua_resp = 2;
-    lua_gc(L, LUA_GCSTEP, 1);
+    /* A collection step every 50 runs, of 50 units: stepping after every
+     * run costs more than the scripts themselves (Redis' period too).
+     * EVAL's state and the functions' count apart. */
+    static int eval_runs, function_runs;
+    int *runs = L == lua ? &eval_runs : &function_runs;
+    if (++*runs == 50) {
+        lua_gc(L, LUA_GCSTEP, 50);
+        *runs = 0;
+    }
 }
