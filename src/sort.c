@@ -398,8 +398,9 @@ static void sortGeneric(client *c, int readonly) {
     }
     int type = sortval ? (int)sortval->type : OBJ_LIST; /* missing: an empty list */
 
-    /* An unsorted set would store its encoding's order: sort it instead. */
-    if (dontsort && type == OBJ_SET && storekey) {
+    /* An unsorted set would store (or hand a script) its encoding's order,
+     * which replicas and the AOF need not share: sort it instead. */
+    if (dontsort && type == OBJ_SET && (storekey || (c->flags & CLIENT_SCRIPT))) {
         dontsort = 0;
         ctx.alpha = 1;
         sortby = NULL;
