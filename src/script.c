@@ -405,7 +405,17 @@ void scriptCommand(client *c) {
     } else if (!strcasecmp(sub, "kill")) {
         scriptKill(c, 1);
     } else if (!strcasecmp(sub, "debug")) {
-        replyError(c, "ERR SCRIPT DEBUG is not supported by this server");
+        /* Redis' checks and replies, except that there is no debugger to
+         * turn on: NO is accepted (debugging is never on), YES/SYNC refused. */
+        const char *mode = c->argv[2]->ptr;
+        if (clientHasPendingReplies(c))
+            replyError(c, "ERR SCRIPT DEBUG must be called outside a pipeline");
+        else if (!strcasecmp(mode, "no"))
+            replyOk(c);
+        else if (!strcasecmp(mode, "yes") || !strcasecmp(mode, "sync"))
+            replyError(c, "ERR SCRIPT DEBUG is not supported by this server");
+        else
+            replyError(c, "ERR Use SCRIPT DEBUG YES/SYNC/NO");
     } else {
         replyErrorSubcommand(c);
     }

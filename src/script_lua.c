@@ -883,12 +883,18 @@ lua_State *scriptLuaNewState(void) {
         lua_pop(L, 1);
     }
     /* The environment scripts run in: a read-only proxy of the globals
-     * whose misses raise, and which _G names. */
+     * whose misses raise, and which _G names. The proxy indexes the globals
+     * table itself (the VM follows it without a C call, which every
+     * redis.call's `redis` would pay), whose own __index raises. */
     lua_pushvalue(L, LUA_GLOBALSINDEX);
     lua_pushlightuserdata(L, &reg_globals);
     lua_pushvalue(L, -2);
     lua_rawset(L, LUA_REGISTRYINDEX);
-    luaPushReadonlyProxy(L, -1, luaGlobalsIndex);
+    lua_newtable(L);
+    lua_pushcfunction(L, luaGlobalsIndex);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+    luaPushReadonlyProxy(L, -1, NULL);
     /* getmetatable(_G) is a read-only view of its metatable, as in Redis. */
     lua_getmetatable(L, -1);
     luaPushReadonlyProxy(L, -1, NULL);
