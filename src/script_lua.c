@@ -596,6 +596,37 @@ static void luaFreeArgv(robj **argv, int argc) {
     for (int k = 0; k < argc; k++) decrRefCount(argv[k]);
 }
 
+/* commandLookup with a small cache for scripts, which name the same few
+ * commands over and over: keyed by the address of the (interned) Lua name
+ * string, checked against a copy of the name, so a string freed and
+ * another made at its address never matches wrongly. Containers are not
+ * cached (their subcommand is in argv[1]). */
+#define LUA_CMD_CACHE 64
+static struct {
+    const char *lua_name;
+    char name[32];
+    size_t len;
+    cairnCommand *cmd;
+} lua_cmd_cache[LUA_CMD_CACHE];
+
+static cairnCommand *luaCommandLookup(lua_State *L, robj **argv, int argc) {
+    if (lua_type(L, 1) != LUA_TSTRING) return commandLookup(argv, argc);
+    size_t len;
+    const char *p = lua_tolstring(L, 1, &len);
+    unsigned slot = (unsigned)(((uintptr_t)p >> 4) % LUA_CMD_CACHE);
+    if (lua_cmd_cache[slot].lua_name == p && lua_cmd_cache[slot].len == len &&
+        !memcmp(lua_cmd_cache[slot].name, p, len))
+        return lua_cmd_cache[slot].cmd;
+    cairnCommand *cmd = commandLookup(argv, argc);
+    if (cmd && !cmd->subcommands && len < sizeof(lua_cmd_cache[slot].name)) {
+        lua_cmd_cache[slot].lua_name = p;
+        memcpy(lua_cmd_cache[slot].name, p, len);
+        lua_cmd_cache[slot].len = len;
+        lua_cmd_cache[slot].cmd = cmd;
+    }
+    return cmd;
+}
+
 static int luaRedisGenericCommand(lua_State *L, int raise) {
     scriptRun *run = current;
     int argc;
@@ -604,7 +635,7 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
     robj **argv = luaArgsToArgv(L, &argc, &aerr);
     if (!argv) return luaRaise(L, aerr);
     const char *err = NULL;
-    cairnCommand *cmd = commandLookup(argv, argc);
+    cairnCommand *cmd = luaCommandLookup(L, argv, argc);
     if (!cmd || !cmd->proc)
         err = "Unknown Redis command called from script";
     else if ((cmd->arity > 0 && cmd->arity != argc) || argc < -cmd->arity)
