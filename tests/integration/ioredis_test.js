@@ -424,6 +424,44 @@ test('enableAutoPipelining: concurrent commands batched into pipelines', async (
     r.disconnect();
 });
 
+// ioredis' custom commands: EVALSHA first, EVAL when the server answers
+// NOSCRIPT, the script loaded ahead of a pipeline or MULTI, Buffer variants,
+// a key count given per call, and a script's own error reply.
+test('defineCommand: EVALSHA, NOSCRIPT fallback, pipelines, MULTI, Buffer replies', async () => {
+    const r = client();
+    await ready(r);
+    const cap = "local v = redis.call('INCRBY', KEYS[1], ARGV[1]) " +
+        "if v > tonumber(ARGV[2]) then redis.call('SET', KEYS[1], ARGV[2]) return tonumber(ARGV[2]) end return v";
+    r.defineCommand('incrCap', {numberOfKeys: 1, lua: cap});
+    eq('OK', await r.script('FLUSH'));
+    const evals = await cmdstat(r, 'eval', 'calls');
+    eq(5, await r.incrCap('io:cap', 5, 12));
+    eq(10, await r.incrCap('io:cap', 5, 12));
+    eq(12, await r.incrCap('io:cap', 5, 12));
+    // the first call fell back to EVAL once; the script is now cached
+    eq(evals + 1, await cmdstat(r, 'eval', 'calls'));
+    const sha = require('crypto').createHash('sha1').update(cap).digest('hex');
+    eq([1], await r.script('EXISTS', sha));
+    eq('12', await r.get('io:cap'));
+    eq('OK', await r.script('FLUSH'));
+    const res = await r.pipeline().incrCap('io:p', 1, 2).incrCap('io:p', 1, 2).incrCap('io:p', 1, 2).exec();
+    eq([[null, 1], [null, 2], [null, 2]], res);
+    // (ioredis loads a script ahead of a pipeline, but in MULTI it relies on
+    // the script it already knows the server has)
+    eq([[null, 3], [null, '3']], await r.multi().incrCap('io:m', 3, 100).get('io:m').exec());
+    r.defineCommand('boom', {numberOfKeys: 0, lua: "return redis.error_reply('MYERR custom failure')"});
+    eq('MYERR custom failure', (await rejects(r.boom())).message);
+    r.defineCommand('getRaw', {numberOfKeys: 1, lua: "return redis.call('GET', KEYS[1])"});
+    const bin = Buffer.from([0, 255, 13, 10, 128]);
+    eq('OK', await r.set('io:bin', bin));
+    eq(bin, await r.getRawBuffer('io:bin'));
+    r.defineCommand('sumKeys', {lua: "local s = 0 for _, k in ipairs(KEYS) do " +
+        "s = s + tonumber(redis.call('GET', k) or 0) end return {s, #ARGV}"});
+    eq('OK', await r.mset('io:a', '1', 'io:b', '2'));
+    eq([3, 1], await r.sumKeys(2, 'io:a', 'io:b', 'x'));
+    r.disconnect();
+});
+
 // ---------------------------------------------------------------------------
 
 async function main() {
