@@ -340,9 +340,11 @@ static int aofLoadLogged(const char *name, int is_last, int must_exist) {
     int ret = aofLoadFile(path, name, is_last, &cmds, &err);
     sdsfree(path);
     if (ret == AOF_LOAD_FAILED) {
+        /* The reason is the last line logged: operators (and Redis' tests)
+         * read the tail of the log for why the server stopped. */
+        serverLog(LL_WARNING, "Fatal error loading the append only file %s. Exiting.", name);
         serverLog(LL_WARNING, "%s", err);
         sdsfree((sds)err);
-        serverLog(LL_WARNING, "Fatal error loading the append only file %s. Exiting.", name);
         exit(1);
     }
     if (ret == AOF_LOAD_NOT_EXIST) {

@@ -1,0 +1,57 @@
+# startup_log.tcl -- the log lines of a start-up that fails, which supervisors
+# and test harnesses read: the banner (with " PID: n") comes before the data
+# is loaded, the reason a load failed is the last line, and a busy port says
+# "Failed listening on port N (TCP), aborting.". Every test also runs
+# against redis-server 7.0 (CAIRN_SERVER=/usr/bin/redis-server).
+
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+
+set bin $::cairn(server)
+
+# Runs the binary in the background with args; waits (up to 10 s) for it to
+# exit and returns {pid log-text}. The caller expects a refused start-up.
+proc run_until_exit {dir args} {
+    set log [file join $dir failed.log]
+    file delete $log
+    set pid [exec $::bin --dir $dir --logfile $log --save "" {*}$args >>& [file join $dir stdout] &]
+    set deadline [expr {[clock milliseconds] + 10000}]
+    while {[::cairn_h::pid_alive $pid] && [clock milliseconds] < $deadline} { after 20 }
+    if {[::cairn_h::pid_alive $pid]} {
+        ::cairn_h::signal $pid KILL
+        error "the server did not exit"
+    }
+    return [list $pid [read_bytes $log]]
+}
+
+proc last_line {text} { return [lindex [split [string trimright $text \n] \n] end] }
+
+test "A failed AOF load: the banner's PID came first and the reason is the last line" {
+    set srv [start_server -config {appendonly yes}]
+    set c [client $srv]
+    r $c SET k v
+    wait_for {[info_field $c aof_buffer_length] == 0}
+    kill_server $srv
+    set incr [file join [dict get $srv dir] appendonlydir appendonly.aof.1.incr.aof]
+    set f [open $incr ab]
+    puts -nonewline $f "!!!\r\n"
+    close $f
+    lassign [run_until_exit [dict get $srv dir] --port [dict get $srv port] --appendonly yes \
+                 --aof-load-truncated yes --always-show-logo yes] pid text
+    set at_pid [string first " PID: $pid" $text]
+    set at_bad [string first "Bad file format reading the append only file" $text]
+    assert {$at_pid >= 0} "no PID line in: $text"
+    assert {$at_bad > $at_pid} "the reason is missing or before the banner: $text"
+    assert_match "*Bad file format reading the append only file*" [last_line $text]
+}
+
+test "A port in use: the log says Failed listening on port N (TCP), aborting." {
+    set srv [start_server]
+    set port [dict get $srv port]
+    set dir [file join $::cairn(tmp) busy-port]
+    file mkdir $dir
+    lassign [run_until_exit $dir --port $port] pid text
+    assert_match "*Failed listening on port $port (TCP), aborting.*" $text
+    stop_server $srv
+}
+
+finish
