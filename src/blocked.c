@@ -180,6 +180,10 @@ void unblockClient(client *c) {
  * is over, and input that arrived meanwhile is processed before sleeping. */
 void blockedServed(client *c) {
     clientReset(c);
+    blockedQueueInput(c);
+}
+
+void blockedQueueInput(client *c) {
     if (!(c->flags & CLIENT_UNBLOCKED)) {
         c->flags |= CLIENT_UNBLOCKED;
         c->unblocked_next = server.unblocked;

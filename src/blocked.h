@@ -44,6 +44,9 @@ void blockClientNoKeys(struct client *c, int btype, long long timeout,
 /* c's owner has replied: release it; its further input runs before the
  * loop sleeps. */
 void blockedServed(struct client *c);
+/* Process c's buffered input before the loop sleeps (once, however often
+ * it is queued). */
+void blockedQueueInput(struct client *c);
 /* Clients blocked through blockClientNoKeys (owners skip their scan at 0). */
 unsigned long blockedNoKeysCount(void);
 

@@ -26,6 +26,7 @@
 #include "pubsub.h"
 #include "reply.h"
 #include "resp.h"
+#include "script.h"
 #include "sds.h"
 #include "server_state.h"
 #include "tracking.h"
@@ -228,6 +229,10 @@ void clientProcessInput(client *c) {
         if (c->flags & (CLIENT_CLOSE_AFTER_REPLY | CLIENT_CLOSE_ASAP | CLIENT_BLOCKED |
                         CLIENT_POSTPONED | CLIENT_AOF_WAIT | CLIENT_REPL_WAIT))
             break;
+        /* The primary's stream waits in the buffer while a long script
+         * serves events: -BUSY to it would lose its writes. The script's
+         * end queues the link again (evalGeneric). */
+        if ((c->flags & CLIENT_MASTER) && scriptIsBusy()) break;
         lim.unauthenticated = !(c->flags & CLIENT_AUTHENTICATED);
         const char *base = c->querybuf + c->qb_pos;
         int st = respParse(&c->req, base, sdslen(c->querybuf) - c->qb_pos, &lim);
@@ -318,7 +323,9 @@ static void clientReadHandler(connection *conn) {
     c->last_interaction = server.unixtime_ms;
     size_t qlen = sdslen(c->querybuf);
     if (qlen > c->querybuf_peak) c->querybuf_peak = qlen;
-    if (cfg.client_max_querybuf_len && qlen > cfg.client_max_querybuf_len) {
+    /* Not the primary's link: what it sends is the dataset, not a request. */
+    if (cfg.client_max_querybuf_len && qlen > cfg.client_max_querybuf_len &&
+        !(c->flags & CLIENT_MASTER)) {
         serverLog(LL_WARNING, "Closing client that reached max query buffer length: id=%llu "
                               "addr=%s qbuf=%zu",
                   (unsigned long long)c->id, c->peer, qlen);

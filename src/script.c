@@ -15,6 +15,7 @@
  *            reply to the caller <--------------- error raised in Lua
  */
 #include "script.h"
+#include "blocked.h"
 #include "client.h"
 #include "commands.h"
 #include "config.h"
@@ -310,6 +311,9 @@ void scriptExecute(scriptRun *run,
     if (run->timedout) {
         serverLog(LL_WARNING, "Slow script finished after %lld milliseconds",
                   mstime() - run->start_ms);
+        /* The primary's stream waited in its buffer (clientProcessInput). */
+        for (client *p = server.clients; p; p = p->next)
+            if (p->flags & CLIENT_MASTER) blockedQueueInput(p);
         /* The events served meanwhile flushed the caller's (empty) output
          * and dropped it from the pending writes: queue the reply again. */
         replyBegin(c);
