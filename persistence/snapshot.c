@@ -338,8 +338,13 @@ static int rdbLoadLoggedFile(const char *filename, int flags, int serve, rdbLoad
     if (ret == 0) {
         rs.last_load_keys_loaded = st.keys_loaded;
         rs.last_load_keys_expired = st.keys_expired;
-        serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", st.keys_loaded,
-                  st.keys_expired);
+        /* The skipped count only when there were some, as Redis logs it. */
+        if (st.empty_keys_skipped)
+            serverLog(LL_WARNING, "Done loading RDB, keys loaded: %lld, keys expired: %lld, empty keys skipped: %lld.",
+                      st.keys_loaded, st.keys_expired, st.empty_keys_skipped);
+        else
+            serverLog(LL_NOTICE, "Done loading RDB, keys loaded: %lld, keys expired: %lld.", st.keys_loaded,
+                      st.keys_expired);
         serverLog(LL_NOTICE, "DB loaded from disk: %.3f seconds", (double)(ustime() - start) / 1000000);
     } else if (ret == -1) {
         serverLog(LL_WARNING, "Failed loading RDB file %s: %s", filename, err);

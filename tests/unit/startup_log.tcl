@@ -1,10 +1,12 @@
 # startup_log.tcl -- the log lines of a start-up that fails, which supervisors
 # and test harnesses read: the banner (with " PID: n") comes before the data
 # is loaded, the reason a load failed is the last line, and a busy port says
-# "Failed listening on port N (TCP), aborting.". Every test also runs
+# "Failed listening on port N (TCP), aborting.", and a snapshot's empty keys
+# are counted in its "Done loading RDB" line. Every test also runs
 # against redis-server 7.0 (CAIRN_SERVER=/usr/bin/redis-server).
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
+source [file join [file dirname [info script]] .. helpers rdbgen.tcl]
 
 set bin $::cairn(server)
 
@@ -51,6 +53,23 @@ test "A port in use: the log says Failed listening on port N (TCP), aborting." {
     file mkdir $dir
     lassign [run_until_exit $dir --port $port] pid text
     assert_match "*Failed listening on port $port (TCP), aborting.*" $text
+    stop_server $srv
+}
+
+test "Empty collections in a snapshot are skipped and counted in the Done loading line" {
+    set srv [start_server]
+    stop_server $srv
+    set body "[binary format c 0xfe][rdb_len 0]"
+    append body [rdb_key 2 emptyset [rdb_len 0]] [rdb_key 4 emptyhash [rdb_len 0]]
+    append body [rdb_key 0 str [rdb_str v]]
+    write_bytes [file join [dict get $srv dir] dump.rdb] [rdb_file 9 $body]
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal 1 [r $c DBSIZE]
+    set log [log_tail $srv 40]
+    assert_match "*skipping empty key: emptyset*" $log
+    assert_match "*skipping empty key: emptyhash*" $log
+    assert_match "*Done loading RDB, keys loaded: 1, keys expired: 0, empty keys skipped: 2.*" $log
     stop_server $srv
 }
 
