@@ -423,6 +423,12 @@ static robj *rdbLoadQuicklist(int type, rio *r, sds *err) {
         size_t size;
         unsigned char *blob = rdbLoadString(r, RDB_LOAD_PLAIN, &size, err);
         if (!blob) goto fail;
+        /* No node of either kind is ever written empty (Redis refuses it). */
+        if (size == 0) {
+            zfree(blob);
+            rdbSetError(err, "Quicklist integrity check failed: empty node");
+            goto fail;
+        }
         if (container == QUICKLIST_NODE_CONTAINER_PLAIN) {
             quicklistAppendPlainNode(ql, blob, size);
             continue;

@@ -224,4 +224,17 @@ test "A flipped byte with the checksum on is caught by the CRC" {
     assert_error "ERR DUMP payload version or checksum are wrong" {r $c RESTORE k2 0 $bad}
 }
 
+test "A quicklist payload with an empty node (plain or listpack) is refused" {
+    r $c DEBUG SET-SKIP-CHECKSUM-VALIDATION 1
+    # type 18 (QUICKLIST_2), one node, container 1 (plain) or 2 (packed),
+    # a zero-length blob; RDB version 10 and a checksum nobody checks
+    foreach container {1 2} {
+        set p "\x12\x01[binary format c $container]\x00\x0a\x00[string repeat \x00 8]"
+        assert_error "*Bad data format*" {r $c RESTORE emptynode 0 $p REPLACE}
+        assert_equal 0 [r $c EXISTS emptynode]
+    }
+    r $c DEBUG SET-SKIP-CHECKSUM-VALIDATION 0
+    assert_equal PONG [r $c PING]
+}
+
 finish
