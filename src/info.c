@@ -181,7 +181,8 @@ static sds infoClients(sds s) {
                         "blocked_clients:%lu\r\n"
                         "tracking_clients:%lu\r\n"
                         "clients_in_timeout_table:%lu\r\n",
-                        server.nclients, cfg.maxclients, maxin, maxout,
+                        /* as Redis: replicas are not counted */
+                        server.nclients - (unsigned long)replConnectedReplicas(), cfg.maxclients, maxin, maxout,
                         server.blocked_clients + postponed, trackingClientsCount(), timeouts);
 }
 
@@ -285,6 +286,15 @@ static sds infoMemory(sds s) {
     s = sdscat(s, "\r\n");
     s = sdscatprintf(s, "maxmemory:%llu\r\nmaxmemory_human:", cfg.maxmemory);
     s = bytesToHuman(s, cfg.maxmemory);
+    /* Like Redis 7.0's shared replication buffer: the stream's blocks, while
+     * a backlog or replicas read it; the backlog's share is its history, the
+     * replicas' what they hold beyond it. */
+    size_t repl_total = 0, repl_backlog = 0;
+    if (backlogActive() || replConnectedReplicas()) {
+        repl_total = streamMemory();
+        repl_backlog = (size_t)backlogHistlen();
+        if (repl_backlog > repl_total) repl_backlog = repl_total;
+    }
     s = sdscatprintf(s,
                      "\r\nmaxmemory_policy:%s\r\n"
                      "allocator_frag_ratio:%.2f\r\n"
@@ -296,9 +306,9 @@ static sds infoMemory(sds s) {
                      "mem_fragmentation_ratio:%.2f\r\n"
                      "mem_fragmentation_bytes:%zd\r\n"
                      "mem_not_counted_for_evict:%zu\r\n"
-                     "mem_replication_backlog:0\r\n"
-                     "mem_total_replication_buffers:0\r\n"
-                     "mem_clients_slaves:0\r\n"
+                     "mem_replication_backlog:%zu\r\n"
+                     "mem_total_replication_buffers:%zu\r\n"
+                     "mem_clients_slaves:%zu\r\n"
                      "mem_clients_normal:%zu\r\n"
                      "mem_cluster_links:0\r\n"
                      "mem_aof_buffer:0\r\n"
@@ -312,7 +322,8 @@ static sds infoMemory(sds s) {
                      active > allocated ? active - allocated : 0,
                      active ? (double)resident / active : 0.0, (ssize_t)(resident - active),
                      resident ? (double)rss / resident : 0.0, (ssize_t)(rss - resident),
-                     used ? (double)rss / used : 0.0, (ssize_t)(rss - used), evictNotCountedMemory(), clients,
+                     used ? (double)rss / used : 0.0, (ssize_t)(rss - used), evictNotCountedMemory(),
+                     repl_backlog, repl_total, repl_total - repl_backlog, clients,
                      streamMemory(), zmalloc_lib(), lazyfreePendingObjects(),
                      lazyfreeFreedObjects());
     return s;
