@@ -35,6 +35,7 @@ int getTimeoutFromObjectOrReply(struct client *c, struct robj *obj, long long *t
 /* Waiting for something other than a key (WAITAOF). The owner keeps the
  * condition and, when it holds, replies and calls blockedServed. */
 #define BLOCKED_WAITAOF 0x100 /* c->btype of a client blocked by WAITAOF */
+#define BLOCKED_SHUTDOWN 0x200 /* a SHUTDOWN waiting for replicas (shutdown_wait.c) */
 /* Block c on no key until its owner serves it, the timeout passes
  * (absolute unix ms, 0 = forever), CLIENT UNBLOCK or a disconnect. On a
  * timeout or CLIENT UNBLOCK [TIMEOUT], on_timeout(c) writes the reply.

@@ -205,6 +205,8 @@ void pauseCheckTimeout(void);
 /* FAILOVER's own write pause (replication/failover.c), independent of
  * CLIENT PAUSE: writes wait while either holds them. */
 void pauseWritesForFailover(int on);
+/* The same for a shutdown waiting for its replicas (shutdown_wait.c). */
+void pauseWritesForShutdown(int on);
 #define PAUSE_NONE  0
 #define PAUSE_WRITE 1
 #define PAUSE_ALL   2

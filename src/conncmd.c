@@ -422,7 +422,9 @@ void clientCommand(client *c) {
  * command and continues. Expiry does not delete keys during a pause, so the
  * dataset (and the propagation stream) stays still. */
 
-int clientsArePaused(void) { return server.pause_type != PAUSE_NONE || server.pause_failover; }
+int clientsArePaused(void) {
+    return server.pause_type != PAUSE_NONE || server.pause_failover || server.pause_shutdown;
+}
 
 int commandIsPaused(client *c) {
     cairnCommand *cmd = c->cmd;
@@ -461,6 +463,11 @@ void unpauseClients(void) {
 
 void pauseWritesForFailover(int on) {
     server.pause_failover = on;
+    if (!on) pauseResumeHeld();
+}
+
+void pauseWritesForShutdown(int on) {
+    server.pause_shutdown = on;
     if (!on) pauseResumeHeld();
 }
 

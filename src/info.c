@@ -20,6 +20,7 @@
 #include "reply.h"
 #include "sds.h"
 #include "server_state.h"
+#include "shutdown_wait.h"
 #include "tracking.h"
 #include "util.h"
 #include "zmalloc.h"
@@ -156,6 +157,8 @@ static sds infoServer(sds s) {
                      (long)getpid(), server.runid, cfg.port, ustime(), uptime, uptime / 86400,
                      server.hz, cfg.hz, lruClock(), server.executable ? server.executable : "",
                      configFilePath() ? configFilePath() : "");
+    if (shutdownWaitActive())
+        s = sdscatprintf(s, "shutdown_in_milliseconds:%lld\r\n", shutdownWaitRemainingMs());
     return s;
 }
 

@@ -24,6 +24,7 @@
 #include "script.h"
 #include "function.h"
 #include "server_state.h"
+#include "shutdown_wait.h"
 #include "tls.h"
 #include "tracking.h"
 #include "util.h"
@@ -188,9 +189,11 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     /* DEBUG PAUSE-CRON: tests that need nothing to happen behind their back. */
     if (debugCronPaused()) return 1000 / server.hz;
     if (server.shutdown_asap && !server.in_shutdown) {
-        if (prepareForShutdown(SHUTDOWN_NOFLAGS) == C_OK) exit(0);
+        if (!shutdownWaitBegin(SHUTDOWN_NOFLAGS, NULL) && prepareForShutdown(SHUTDOWN_NOFLAGS) == C_OK)
+            exit(0);
         server.shutdown_asap = 0;
     }
+    shutdownWaitCron();
     infoTrackSamples();
     rdbCron();
     aofCron();

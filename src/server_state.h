@@ -49,6 +49,7 @@ struct cairnServer {
     int pause_type;              /* PAUSE_* (CLIENT PAUSE) */
     long long pause_end;         /* unix ms when the pause ends */
     int pause_failover;          /* FAILOVER holds writes (no end time) */
+    int pause_shutdown;          /* a shutdown waiting for replicas holds writes */
     unsigned long blocked_clients;
     client *current_client;
     uint64_t next_client_id;

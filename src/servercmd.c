@@ -12,6 +12,7 @@
 #include "script.h"
 #include "sds.h"
 #include "server_state.h"
+#include "shutdown_wait.h"
 #include "util.h"
 #include "zmalloc.h"
 
@@ -55,15 +56,19 @@ void shutdownCommand(client *c) {
         /* Only a shutdown requested by SIGTERM/SIGINT can still be pending:
          * the cron carries it out on its next tick (or never, while DEBUG
          * PAUSE-CRON holds it). SHUTDOWN itself runs to completion. */
-        if (!server.shutdown_asap) {
+        if (!server.shutdown_asap && !shutdownWaitActive()) {
             replyError(c, "ERR No shutdown in progress.");
             return;
         }
         server.shutdown_asap = 0;
+        shutdownWaitAbort();
         serverLog(LL_NOTICE, "Shutdown manually aborted.");
         replyOk(c);
         return;
     }
+    /* With lagging replicas the reply (an error) comes from shutdown_wait.c,
+     * or never when the process exits. */
+    if (shutdownWaitBegin(flags, c)) return;
     if (prepareForShutdown(flags) == C_OK) exit(0);
     replyError(c, "ERR Errors trying to SHUTDOWN. Check logs.");
 }
