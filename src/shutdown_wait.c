@@ -37,13 +37,17 @@ static int replicasInSync(int *in_sync, int *total) {
     *in_sync = *total = 0;
     for (int j = 0; replReplicaAt(j, &p); j++) {
         (*total)++;
-        if (p.ack_off == off) (*in_sync)++;
-        else if (p.online) lagging_online++;
+        if (p.ack_off == off)
+            (*in_sync)++;
+        else if (p.online)
+            lagging_online++;
     }
     return lagging_online == 0;
 }
 
-static void shutdownWaitTimeout(client *c) { replyError(c, SHUTDOWN_ERROR); }
+static void shutdownWaitTimeout(client *c) {
+    replyError(c, SHUTDOWN_ERROR);
+}
 
 /* Every blocked SHUTDOWN gets the error; writes resume. */
 static void shutdownWaitFail(void) {
@@ -58,7 +62,9 @@ static void shutdownWaitFail(void) {
     }
 }
 
-int shutdownWaitActive(void) { return waiting; }
+int shutdownWaitActive(void) {
+    return waiting;
+}
 
 long long shutdownWaitRemainingMs(void) {
     long long left = deadline_ms - mstime();
@@ -79,8 +85,10 @@ int shutdownWaitBegin(int flags, client *c) {
     } else if (flags & SHUTDOWN_NOW) {
         return 0;
     }
-    if (c && !(c->flags & CLIENT_DENY_BLOCKING)) blockClientNoKeys(c, BLOCKED_SHUTDOWN, 0, shutdownWaitTimeout);
-    else if (c) replyError(c, SHUTDOWN_ERROR);
+    if (c && !(c->flags & CLIENT_DENY_BLOCKING))
+        blockClientNoKeys(c, BLOCKED_SHUTDOWN, 0, shutdownWaitTimeout);
+    else if (c)
+        replyError(c, SHUTDOWN_ERROR);
     return 1;
 }
 
@@ -97,11 +105,13 @@ void shutdownWaitCron(void) {
     long long off = replPrimaryOffset();
     for (int j = 0; replReplicaAt(j, &p); j++) {
         if (p.ack_off != off)
-            serverLog(LL_WARNING, "Lagging replica %s:%d reported offset %lld behind master, state=%s.",
-                      p.ip, p.port, off - p.ack_off, p.online ? "online" : "syncing");
+            serverLog(LL_WARNING,
+                      "Lagging replica %s:%d reported offset %lld behind master, state=%s.", p.ip,
+                      p.port, off - p.ack_off, p.online ? "online" : "syncing");
     }
     serverLog(LL_NOTICE, "%d of %d replicas are in sync when shutting down.", in_sync, total);
     if (prepareForShutdown(wait_flags) == C_OK) exit(0);
-    serverLog(LL_WARNING, "Errors trying to shut down the server. Check the logs for more information.");
+    serverLog(LL_WARNING,
+              "Errors trying to shut down the server. Check the logs for more information.");
     shutdownWaitFail();
 }
