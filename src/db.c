@@ -155,20 +155,31 @@ int dbExpireIfNeeded(serverDb *db, robj *key, dictEntry *de) {
 
 static inline void dbTouch(robj *val) { objectTouch(val); }
 
-static dictEntry *dbFindLive(serverDb *db, robj *key) {
+/* An expired key a write is about to replace. On a writable replica it
+ * goes too (a read leaves it for the primary's DEL): otherwise the write
+ * would find the old value (INCR) or collide with the stale entry, as
+ * Redis' forced delete for write lookups avoids. */
+static void dbDeleteExpiredForWrite(serverDb *db, dictEntry *de) {
+    if (replIsReplica()) dbDeleteExpiredEntryNow(db, de);
+    else dbDeleteExpiredEntry(db, de);
+}
+
+static dictEntry *dbFindLive(serverDb *db, robj *key, int write) {
     server.stat_lookups++;
     dictEntry *de = dictFind(db->dict, key->ptr);
     if (de && dictSize(db->expires) && dbKeyIsExpired(db, de)) {
         /* Logically gone either way; during CLIENT PAUSE it stays in place
          * so nothing is written (or propagated) until the pause ends. */
-        if (!clientsArePaused()) dbDeleteExpiredEntry(db, de);
+        if (clientsArePaused()) return NULL;
+        if (write) dbDeleteExpiredForWrite(db, de);
+        else dbDeleteExpiredEntry(db, de);
         return NULL;
     }
     return de;
 }
 
 robj *dbLookupRead(serverDb *db, robj *key) {
-    dictEntry *de = dbFindLive(db, key);
+    dictEntry *de = dbFindLive(db, key, 0);
     if (!de) {
         server.stat_keyspace_misses++;
         notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", key, db->id);
@@ -182,7 +193,7 @@ robj *dbLookupRead(serverDb *db, robj *key) {
 
 /* Like a read, without updating the access clock (EXISTS, TYPE, TTL). */
 robj *dbLookupReadNoTouch(serverDb *db, robj *key) {
-    dictEntry *de = dbFindLive(db, key);
+    dictEntry *de = dbFindLive(db, key, 0);
     if (!de) {
         server.stat_keyspace_misses++;
         notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", key, db->id);
@@ -195,12 +206,12 @@ robj *dbLookupReadNoTouch(serverDb *db, robj *key) {
 /* Internal lookups (OBJECT, SCAN's filter, serving blocked clients): no
  * access clock, no statistics, no events. */
 robj *dbLookupReadNoNotify(serverDb *db, robj *key) {
-    dictEntry *de = dbFindLive(db, key);
+    dictEntry *de = dbFindLive(db, key, 0);
     return de ? dictGetVal(de) : NULL;
 }
 
 robj *dbLookupWrite(serverDb *db, robj *key) {
-    dictEntry *de = dbFindLive(db, key);
+    dictEntry *de = dbFindLive(db, key, 1);
     if (!de) return NULL;
     robj *val = dictGetVal(de);
     dbTouch(val);
@@ -215,7 +226,7 @@ void dbFindForWrite(serverDb *db, robj *key, keyRef *ref) {
     if (de && dictSize(db->expires) && dbKeyIsExpired(db, de)) {
         /* Rare: the key is logically gone. Deleting it changes the table, so
          * the insert position must be computed afresh. */
-        dbDeleteExpiredEntry(db, de);
+        dbDeleteExpiredForWrite(db, de);
         server.stat_lookups++;
         de = dictFindOrPos(db->dict, key->ptr, &ref->pos);
     }
@@ -281,7 +292,7 @@ int dbDeleteSync(serverDb *db, robj *key) { return dbGenericDelete(db, key, 0); 
 int dbDeleteAsync(serverDb *db, robj *key) { return dbGenericDelete(db, key, 1); }
 int dbDeleteExpired(serverDb *db, robj *key) { return dbGenericDelete(db, key, cfg.lazyfree_lazy_expire); }
 
-int dbExists(serverDb *db, robj *key) { return dbFindLive(db, key) != NULL; }
+int dbExists(serverDb *db, robj *key) { return dbFindLive(db, key, 0) != NULL; }
 
 long long dbEmpty(int dbnum, int async) {
     long long removed = 0;
