@@ -158,9 +158,10 @@ static inline void dbTouch(robj *val) { objectTouch(val); }
 /* An expired key a write is about to replace. On a writable replica it
  * goes too (a read leaves it for the primary's DEL): otherwise the write
  * would find the old value (INCR) or collide with the stale entry, as
- * Redis' forced delete for write lookups avoids. */
+ * Redis' forced delete for write lookups avoids. A read-only replica's
+ * write-flagged reads (PFCOUNT) leave it, as there. */
 static void dbDeleteExpiredForWrite(serverDb *db, dictEntry *de) {
-    if (replIsReplica()) dbDeleteExpiredEntryNow(db, de);
+    if (replIsReplica() && !cfg.replica_read_only) dbDeleteExpiredEntryNow(db, de);
     else dbDeleteExpiredEntry(db, de);
 }
 

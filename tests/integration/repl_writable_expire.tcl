@@ -67,4 +67,23 @@ test "A write on a writable replica to a key that expired replaces it, the old v
     stop_server $m
 }
 
+test "On a read-only replica a write-flagged read (PFCOUNT) leaves an expired key for the primary" {
+    set m [start_server -config {repl-diskless-sync-delay 0}]
+    set r [start_server -config {repl-diskless-sync-delay 0}]
+    set mc [client $m]
+    set rc [client $r]
+    repl_attach $rc $m
+    r $mc DEBUG SET-ACTIVE-EXPIRE 0
+    r $mc PFADD hll a b c
+    r $mc PEXPIRE hll 50
+    repl_wait_caught_up $mc $rc
+    after 200
+    r $rc PFCOUNT hll
+    assert_equal 1 [r $rc DBSIZE]
+    r $mc DEBUG SET-ACTIVE-EXPIRE 1
+    wait_for {[r $rc DBSIZE] == 0} 5000 "the primary's DEL arrived"
+    stop_server $r
+    stop_server $m
+}
+
 finish
