@@ -349,7 +349,8 @@ static int aofLoadLogged(const char *name, int is_last, int must_exist) {
     }
     if (ret == AOF_LOAD_NOT_EXIST) {
         if (must_exist) {
-            serverLog(LL_WARNING, "The AOF file %s listed in the manifest doesn't exist. Exiting.", name);
+            serverLog(LL_WARNING, "The append log file %s listed in the manifest doesn't exist: %s. Exiting.", name,
+                      strerror(ENOENT));
             exit(1);
         }
         return ret;

@@ -1,9 +1,10 @@
 # startup_log.tcl -- the log lines of a start-up that fails, which supervisors
 # and test harnesses read: the banner (with " PID: n") comes before the data
-# is loaded, the reason a load failed is the last line, and a busy port says
-# "Failed listening on port N (TCP), aborting.", and a snapshot's empty keys
-# are counted in its "Done loading RDB" line. Every test also runs
-# against redis-server 7.0 (CAIRN_SERVER=/usr/bin/redis-server).
+# is loaded, the reason a load failed is the last line, a busy port says
+# "Failed listening on port N (TCP), aborting.", a missing AOF file is named
+# with "No such file or directory", and a snapshot's empty keys are counted
+# in its "Done loading RDB" line. Every test also runs against redis-server
+# 7.0 (CAIRN_SERVER=/usr/bin/redis-server).
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbgen.tcl]
@@ -71,6 +72,18 @@ test "Empty collections in a snapshot are skipped and counted in the Done loadin
     assert_match "*skipping empty key: emptyhash*" $log
     assert_match "*Done loading RDB, keys loaded: 1, keys expired: 0, empty keys skipped: 2.*" $log
     stop_server $srv
+}
+
+test "A file the AOF manifest lists is missing: the log names it, No such file or directory" {
+    set srv [start_server -config {appendonly yes}]
+    set c [client $srv]
+    r $c SET k v
+    wait_for {[info_field $c aof_buffer_length] == 0}
+    kill_server $srv
+    set d [file join [dict get $srv dir] appendonlydir]
+    file delete [file join $d appendonly.aof.1.incr.aof]
+    lassign [run_until_exit [dict get $srv dir] --port [dict get $srv port] --appendonly yes] pid text
+    assert_match "*appendonly.aof.1.incr.aof *No such file or directory*" $text
 }
 
 finish
