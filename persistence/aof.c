@@ -98,6 +98,13 @@ aofState aof;
  * so tests can watch replies wait while the loop keeps serving. */
 static int debug_fsync_delay_ms;
 
+/* DEBUG AOF-FLUSH-SLEEP <microseconds>: the loop sleeps that long before it
+ * writes new stream bytes to the AOF (Redis' tests use it to check that
+ * replies never overtake the write). */
+static long long debug_flush_sleep_us;
+
+void aofDebugSetFlushSleep(long long us) { debug_flush_sleep_us = us > 0 ? us : 0; }
+
 void aofDebugDelay(void) {
     if (debug_fsync_delay_ms) usleep((useconds_t)debug_fsync_delay_ms * 1000);
 }
@@ -668,6 +675,8 @@ static int aofFlushAll(void) {
 void aofBeforeSleep(void) {
     if (aof.resume) aofResumeClients();
     if (aof.state == AOF_OFF || aof.fd == -1 || !aof.attached) return;
+    if (debug_flush_sleep_us && streamCursorOffset(&aof.cur) < streamOffset())
+        usleep((useconds_t)debug_flush_sleep_us);
     if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
     else aofFlushRelaxed();
 }

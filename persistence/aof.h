@@ -59,5 +59,7 @@ sds aofInfoFields(sds s);
 extern int aof_hold_active;
 
 void bgrewriteaofCommand(struct client *c);
+/* DEBUG AOF-FLUSH-SLEEP: sleep before each AOF write of new bytes. */
+void aofDebugSetFlushSleep(long long us);
 
 #endif

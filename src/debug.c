@@ -209,6 +209,7 @@ void debugCommand(client *c) {
         "POPULATE <count> [<prefix>] [<size>]", "    Create <count> string keys named key:<num>.",
         "PROPAGATED", "    Return the bytes encoded into the propagation stream since the last call.",
         "PROTOCOL <type>", "    Reply with a test value of the specified type.",
+        "AOF-FLUSH-SLEEP <microsec>", "    Sleep before each write of new data to the AOF.",
         "LOADAOF", "    Flush the AOF buffers on disk and reload the AOF in memory.",
         "MALLCTL <key> [<val>]", "    Get or set a malloc tuning integer.",
         "MALLCTL-STR <key> [<val>]", "    Get or set a malloc tuning string.",
@@ -340,6 +341,11 @@ void debugCommand(client *c) {
         debugMallctlStr(c);
     } else if (!strcasecmp(sub, "loadaof") && c->argc == 2) {
         aofDebugLoad();
+        replyOk(c);
+    } else if (!strcasecmp(sub, "aof-flush-sleep") && c->argc == 3) {
+        long long us;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &us, NULL) != C_OK) return;
+        aofDebugSetFlushSleep(us);
         replyOk(c);
     } else if (!strcasecmp(sub, "propagated") && c->argc == 2) {
         debugPropagated(c);

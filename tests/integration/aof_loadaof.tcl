@@ -1,6 +1,7 @@
-# aof_loadaof.tcl -- DEBUG LOADAOF: the stream so far is written out, then
-# the dataset is replaced by what the AOF's files hold (bytes added to the
-# incremental file by hand show up, memory-only state does not survive).
+# aof_loadaof.tcl -- the AOF's DEBUG subcommands. DEBUG LOADAOF: the stream
+# so far is written out, then the dataset is replaced by what the AOF's files hold (bytes added to the
+# incremental file by hand show up, memory-only state does not survive);
+# DEBUG AOF-FLUSH-SLEEP: the write of new bytes waits, and the reply with it.
 # Passes against redis-server 7.0 too.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
@@ -38,6 +39,29 @@ test "DEBUG LOADAOF reloads the dataset from the AOF files" {
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal $digest [r $c DEBUG DIGEST]
+    stop_server $srv
+}
+
+test "DEBUG AOF-FLUSH-SLEEP: the write to the AOF waits, and the reply after it" {
+    set srv [start_server -config {appendonly yes appendfsync always}]
+    set c [client $srv]
+    r $c SET warm 1
+    assert_equal OK [r $c DEBUG AOF-FLUSH-SLEEP 300000]
+    set incr ""
+    foreach line [split [read_bytes [file join [dict get $srv dir] appendonlydir appendonly.aof.manifest]] \n] {
+        if {[lindex $line 5] eq "i"} { set incr [lindex $line 1] }
+    }
+    set path [file join [dict get $srv dir] appendonlydir $incr]
+    set before [file size $path]
+    set t0 [clock milliseconds]
+    assert_equal 1 [r $c INCR n]
+    assert {[clock milliseconds] - $t0 >= 250}
+    assert {[file size $path] > $before}
+    # reads write nothing: no sleep
+    set t0 [clock milliseconds]
+    r $c GET n
+    assert {[clock milliseconds] - $t0 < 250}
+    assert_equal OK [r $c DEBUG AOF-FLUSH-SLEEP 0]
     stop_server $srv
 }
 
