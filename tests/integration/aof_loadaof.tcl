@@ -1,7 +1,8 @@
 # aof_loadaof.tcl -- the AOF's DEBUG subcommands. DEBUG LOADAOF: the stream
 # so far is written out, then the dataset is replaced by what the AOF's files hold (bytes added to the
 # incremental file by hand show up, memory-only state does not survive);
-# DEBUG AOF-FLUSH-SLEEP: the write of new bytes waits, and the reply with it.
+# with appendonly no it loads what BGREWRITEAOF wrote. DEBUG AOF-FLUSH-SLEEP:
+# the write of new bytes waits, and the reply with it.
 # Passes against redis-server 7.0 too.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
@@ -62,6 +63,21 @@ test "DEBUG AOF-FLUSH-SLEEP: the write to the AOF waits, and the reply after it"
     r $c GET n
     assert {[clock milliseconds] - $t0 < 250}
     assert_equal OK [r $c DEBUG AOF-FLUSH-SLEEP 0]
+    stop_server $srv
+}
+
+test "DEBUG LOADAOF with appendonly no loads what BGREWRITEAOF wrote" {
+    set srv [start_server]
+    set c [client $srv]
+    r $c RPUSH l a b c
+    r $c SET s v
+    set digest [r $c DEBUG DIGEST]
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites] >= 1} 10000 "rewrite done"
+    r $c SET later x ;# not in any file: appendonly is off
+    assert_equal OK [r $c DEBUG LOADAOF]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal 0 [r $c EXISTS later]
     stop_server $srv
 }
 
