@@ -1,6 +1,7 @@
 # aof_loadaof.tcl -- the AOF's DEBUG subcommands. DEBUG LOADAOF: the stream
-# so far is written out, then the dataset is replaced by what the AOF's files hold (bytes added to the
-# incremental file by hand show up, memory-only state does not survive);
+# so far is written out, then the dataset is replaced by what the AOF's
+# files hold (bytes added to the incremental file by hand show up,
+# memory-only state does not survive);
 # with appendonly no it loads what BGREWRITEAOF wrote. DEBUG AOF-FLUSH-SLEEP:
 # the write of new bytes waits, and the reply with it.
 # Passes against redis-server 7.0 too.
