@@ -459,6 +459,11 @@ int rdbShutdown(int flags) {
 sds rdbInfoFields(sds s) {
     rdbStateInit();
     int running = childActiveType() == CHILD_TYPE_RDB;
+    /* A full sync's snapshot child is a BGSAVE too, as Redis reports it. */
+    int repl_child = childActiveType() == CHILD_TYPE_REPL;
+    long long current = -1;
+    if (running && rs.save_time_start != -1) current = (long long)(time(NULL) - rs.save_time_start);
+    else if (repl_child) current = (long long)time(NULL) - childStartTime();
     return sdscatprintf(s,
                         "loading:%d\r\n"
                         "async_loading:0\r\n"
@@ -481,9 +486,9 @@ sds rdbInfoFields(sds s) {
                         server.loading, rs.cow_peak, rs.cow_current,
                         rs.cow_updated_ms ? (mstime() - rs.cow_updated_ms) / 1000 : 0LL,
                         rs.keys_total ? (double)rs.keys_processed * 100 / (double)rs.keys_total : 0.0,
-                        rs.keys_processed, rs.keys_total, rdbChangesSinceSave(), running, (long long)rs.lastsave,
-                        rs.lastbgsave_status == C_OK ? "ok" : "err", (long long)rs.save_time_last,
-                        running && rs.save_time_start != -1 ? (long long)(time(NULL) - rs.save_time_start) : -1LL,
+                        rs.keys_processed, rs.keys_total, rdbChangesSinceSave(), running || repl_child,
+                        (long long)rs.lastsave, rs.lastbgsave_status == C_OK ? "ok" : "err",
+                        (long long)rs.save_time_last, current,
                         rs.saves, rs.last_cow, rs.last_load_keys_expired, rs.last_load_keys_loaded);
 }
 
