@@ -291,9 +291,11 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
         c->argc = c->argv_len = (int)argc;
         why = aofExecute(c, &in_multi, &q);
         if (why && !strcmp(why, "unknown command")) {
-            sds msg = sdscatprintf(sdsempty(), "unknown command '%.64s'", (char *)c->argv[0]->ptr);
-            *err = loadError(name, start, msg);
-            sdsfree(msg);
+            /* Redis' words first: operators grep for them. */
+            *err = sdscatprintf(sdsempty(),
+                                "Unknown command '%.64s' reading the append only file %s at offset %lld. "
+                                "Make a backup of your AOF file, then use cairn-check-aof --fix <filename>",
+                                (char *)c->argv[0]->ptr, name, start);
         }
         fakeClientReset(c);
         zfree(c->argv);
