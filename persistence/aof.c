@@ -424,6 +424,23 @@ static sds aofFindOrphan(void) {
     return found;
 }
 
+/* A crash in the middle of moving a Redis 6 single file into the directory
+ * (after the manifest naming it was written, before the rename) leaves the
+ * base in `dir`: finish the move, as Redis does, instead of refusing. */
+static void aofFinishUpgrade(const aofManifest *am) {
+    if (!am->base || strcmp(am->base->name, cfg.appendfilename) != 0) return;
+    sds dst = aofPath(aofDir(), am->base->name);
+    struct stat st;
+    if (stat(dst, &st) == -1 && stat(cfg.appendfilename, &st) == 0) {
+        if (rename(cfg.appendfilename, dst) == -1) {
+            serverLog(LL_WARNING, "Error moving %s into %s: %s", cfg.appendfilename, aofDir(), strerror(errno));
+            exit(1);
+        }
+        serverLog(LL_NOTICE, "Successfully migrated an old-style AOF into the AOF directory (an interrupted upgrade)");
+    }
+    sdsfree(dst);
+}
+
 void aofStartupLoad(void) {
     aofInit();
     aof.state = AOF_ON;
@@ -445,6 +462,7 @@ void aofStartupLoad(void) {
         }
         aofManifestFree(aof.am);
         aof.am = am;
+        aofFinishUpgrade(am);
         int total = (am->base ? 1 : 0) + am->nincr, k = 0;
         if (am->base) aofLoadLogged(am->base->name, ++k == total, 1);
         for (int j = 0; j < am->nincr; j++) aofLoadLogged(am->incr[j]->name, ++k == total, 1);
