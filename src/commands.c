@@ -625,7 +625,7 @@ int commandProcess(client *c) {
  * what a tracking client remembers. */
 static int commandRunsReadOnlyScript(cairnCommand *cmd) {
     return cmd->proc == evalRoCommand || cmd->proc == evalShaRoCommand ||
-           !strcasecmp(cmd->fullname, "fcall_ro");
+           cmd->proc == fcallRoCommand;
 }
 
 /* Error replies made by commands run inside another one (EXEC's queue):
