@@ -1026,6 +1026,13 @@ static int applyAppendonly(const char **err) {
     return 1;
 }
 
+/* aof-disable-auto-gc no: the history files it kept go now, as in Redis. */
+static int applyAofAutoGc(const char **err) {
+    (void)err;
+    if (aof.state == AOF_ON) aofDeleteHistory(aof.am);
+    return 1;
+}
+
 static int applyAppendfsync(const char **err) {
     if (server.loading) {
         *err = "Can't change appendfsync while the dataset is loading";
@@ -1058,6 +1065,7 @@ void aofInit(void) {
     if (delay) debug_fsync_delay_ms = atoi(delay);
     cfgHooks.apply_appendonly = applyAppendonly;
     cfgHooks.apply_appendfsync = applyAppendfsync;
+    cfgHooks.apply_aof_auto_gc = applyAofAutoGc;
     /* A file size limit shows up as EFBIG on write, not as a signal. */
     signal(SIGXFSZ, SIG_IGN);
 }

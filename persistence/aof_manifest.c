@@ -40,6 +40,16 @@ static void listPush(aofInfo ***list, int *n, aofInfo *ai) {
     (*list)[(*n)++] = ai;
 }
 
+/* The newest history entry comes first, as Redis 7.0 lists them (its
+ * tests compare the manifest line by line). */
+static void histPrepend(aofManifest *am, aofInfo *ai) {
+    am->hist = zrealloc(am->hist, sizeof(aofInfo *) * (size_t)(am->nhist + 1));
+    memmove(am->hist + 1, am->hist, sizeof(aofInfo *) * (size_t)am->nhist);
+    am->hist[0] = ai;
+    am->nhist++;
+    ai->type = AOF_FILE_HIST;
+}
+
 aofManifest *aofManifestCreate(void) {
     aofManifest *am = zmalloc(sizeof(*am));
     memset(am, 0, sizeof(*am));
@@ -263,10 +273,7 @@ done:
 }
 
 const char *aofManifestNewBase(aofManifest *am, const char *appendfilename, int rdb) {
-    if (am->base) {
-        am->base->type = AOF_FILE_HIST;
-        listPush(&am->hist, &am->nhist, am->base);
-    }
+    if (am->base) histPrepend(am, am->base);
     am->base_seq++;
     sds name = sdscatprintf(sdsempty(), "%s.%lld.base.%s", appendfilename, am->base_seq,
                             rdb ? "rdb" : "aof");
@@ -287,10 +294,7 @@ const char *aofManifestNewIncr(aofManifest *am, const char *appendfilename) {
 void aofManifestIncrToHistory(aofManifest *am, int keep) {
     int move = am->nincr - keep;
     if (move <= 0) return;
-    for (int j = 0; j < move; j++) {
-        am->incr[j]->type = AOF_FILE_HIST;
-        listPush(&am->hist, &am->nhist, am->incr[j]);
-    }
+    for (int j = 0; j < move; j++) histPrepend(am, am->incr[j]);
     memmove(am->incr, am->incr + move, sizeof(aofInfo *) * (size_t)keep);
     am->nincr = keep;
 }

@@ -68,12 +68,14 @@ int aofManifestPersist(const aofManifest *am, const char *dir, const char *appen
                        sds *err);
 
 /* Make a new base named "<appendfilename>.<seq>.base.rdb" (or .aof when
- * !rdb), moving the old base to the history list. Returns its name (owned
+ * !rdb), moving the old base to the head of the history list (newest
+ * history first, as Redis writes it). Returns its name (owned
  * by the manifest). */
 const char *aofManifestNewBase(aofManifest *am, const char *appendfilename, int rdb);
 /* Append a new incremental file "<appendfilename>.<seq>.incr.aof". */
 const char *aofManifestNewIncr(aofManifest *am, const char *appendfilename);
-/* Move every incremental file except the last `keep` to history. */
+/* Move every incremental file except the last `keep` to the head of the
+ * history list, the newest first. */
 void aofManifestIncrToHistory(aofManifest *am, int keep);
 /* Set the base to a given file name (upgrading a Redis 6 single file). */
 void aofManifestSetBase(aofManifest *am, const char *name, long long seq);

@@ -296,6 +296,7 @@ typedef struct configHooks {
     configApplyFn *apply_jemalloc_bg_thread;
     configApplyFn *apply_appendonly;     /* start (a rewrite) or stop the AOF */
     configApplyFn *apply_appendfsync;    /* settle the AOF writer for the new policy */
+    configApplyFn *apply_aof_auto_gc;    /* aof-disable-auto-gc no: delete history files now */
 } configHooks;
 extern configHooks cfgHooks;
 
