@@ -118,6 +118,9 @@ static int bio_fsync_status = C_OK, bio_fsync_errno = 0;
 
 static const char *aofDir(void) { return cfg.appenddirname; }
 
+static int aofWriteExtra(const char *p, size_t len);
+static int aofStampNewFile(void);
+
 /* Replies wait for fsyncs only once the AOF holds the whole dataset: while
  * a just-enabled AOF writes its first base (WAIT_REWRITE) nothing is
  * durable yet, and, as in Redis, replies are not held. */
@@ -260,6 +263,12 @@ static int aofEmitFunctionLoad(void *ctx, const char *code, size_t len) {
  * one short path, replayed by Redis 7.0 and cairn alike. */
 static int aofWriteCommandsBase(rio *r) {
     long long now = mstime();
+    if (cfg.aof_timestamp_enabled) {
+        /* the time the dataset was taken, as the first line (as Redis) */
+        char ts[32];
+        int tl = snprintf(ts, sizeof(ts), "#TS:%lld\r\n", (long long)time(NULL));
+        if (!rioWrite(r, ts, (size_t)tl)) return -1;
+    }
     if (rdbFunctionsEach(aofEmitFunctionLoad, r) == -1) return -1;
     for (int j = 0; j < dbCount(); j++) {
         dict *d = dbKeysDict(j), *expires = dbExpiresDict(j);
@@ -499,6 +508,7 @@ void aofStartupLoad(void) {
     if (fresh) aofManifestNewIncr(aof.am, cfg.appendfilename);
     aof.fd = aofOpenIncr(aof.am->incr[aof.am->nincr - 1]->name, fresh);
     if (aof.fd == -1) exit(1);
+    if (fresh && aofStampNewFile() == -1) exit(1);
     sds err = NULL;
     if (aofManifestPersist(aof.am, aofDir(), cfg.appendfilename, &err) == -1) {
         serverLog(LL_WARNING, "%s", err);
@@ -537,6 +547,21 @@ void aofWriteOk(void) {
 size_t aofTimestamp(char *buf, size_t size) {
     if (!cfg.aof_timestamp_enabled || !aof.boundary || server.unixtime <= aof.last_ts) return 0;
     return (size_t)snprintf(buf, size, "#TS:%lld\r\n", (long long)server.unixtime);
+}
+
+/* aof-timestamp-enabled: a new incremental file starts with a #TS: line
+ * of its own, whatever second the last annotation was written in, so the
+ * time of its first write is known from the file alone (point-in-time
+ * truncation works file by file; Redis starts a rewritten base the same
+ * way). 0 or -1 (the write failed). */
+static int aofStampNewFile(void) {
+    if (!cfg.aof_timestamp_enabled) return 0;
+    aof.last_ts = 0;
+    char ts[32];
+    size_t tl = aofTimestamp(ts, sizeof(ts));
+    if (tl && aofWriteExtra(ts, tl) == -1) return -1;
+    aof.last_ts = server.unixtime;
+    return 0;
 }
 
 /* Write the unread stream bytes on this thread; returns 0 or -1. */
@@ -799,6 +824,7 @@ static int aofOpenNewIncr(void) {
      * we encode emits one, but a replica's stream is its primary's bytes,
      * which may go on in a database selected long before. */
     propagateResetSelect();
+    if (aofStampNewFile() == -1) return -1;
     if (streamRawDb() >= 0) {
         char num[16], cmd[64];
         int nl = snprintf(num, sizeof(num), "%d", streamRawDb());

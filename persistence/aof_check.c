@@ -9,7 +9,11 @@
  * not valid, 2 usage or I/O error. --fix truncates the last file at the
  * end of its last complete command (a cut tail or, as redis-check-aof
  * --fix does, damage inside it); damage in an earlier file cannot be fixed
- * that way and is only reported. */
+ * that way and is only reported. --truncate-to-timestamp T cuts the last
+ * file at its first "#TS:" annotation later than T (point-in-time
+ * recovery; every incremental file starts with one, so the time of each
+ * file's first write is known); a later annotation in an earlier file is
+ * reported, not cut. */
 #include "commands.h"
 #include "config.h"
 #include "db.h"
@@ -27,16 +31,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int checkOne(const char *path, const char *name, int is_last, int fix) {
-    long long valid = 0, cmds = 0;
+/* --truncate-to-timestamp: the file holds writes later than to_ts from
+ * offset cut on. Only the last file may be cut (later files depend on the
+ * earlier ones); an incremental file may become empty (may_empty: its
+ * #TS: first line says all of it came later), a whole AOF may not. */
+static int truncateToTimestamp(const char *path, const char *name, int is_last, int may_empty,
+                               long long to_ts, long long cut, long long size) {
+    if (cut == 0 && !may_empty) {
+        printf("AOF %s has nothing before timestamp %lld, aborting...\n", name, to_ts);
+        return 1;
+    }
+    if (!is_last) {
+        printf(
+            "Failed to truncate AOF %s to timestamp %lld to offset %lld because it is not the last "
+            "file. Later files depend on it: remove them and their manifest lines first.\n",
+            name, to_ts, cut);
+        return 1;
+    }
+    if (truncate(path, (off_t)cut) == -1) {
+        printf("Failed to truncate AOF %s to timestamp %lld: %s\n", name, to_ts, strerror(errno));
+        return 2;
+    }
+    printf("Successfully truncated AOF %s to timestamp %lld (from %lld to %lld bytes)\n", name,
+           to_ts, size, cut);
+    return 0;
+}
+
+static int checkOne(const char *path, const char *name, int is_last, int fix, long long to_ts,
+                    int may_empty) {
+    long long valid = 0, cmds = 0, cut = -1;
     char *err = NULL;
     struct stat st;
     long long size = stat(path, &st) == 0 ? (long long)st.st_size : -1;
-    int ret = aofCheckFile(path, name, &valid, &cmds, &err);
+    int ret = aofCheckFile(path, name, to_ts, &valid, &cut, &cmds, &err);
     if (ret == AOF_LOAD_NOT_EXIST) {
         printf("%s: doesn't exist\n", name);
         return 1;
     }
+    if ((ret == AOF_LOAD_OK || ret == AOF_LOAD_EMPTY) && cut >= 0)
+        return truncateToTimestamp(path, name, is_last, may_empty, to_ts, cut, size);
     if (ret == AOF_LOAD_OK || ret == AOF_LOAD_EMPTY) {
         printf("%s: valid (%lld bytes, %lld commands or keys)\n", name, size, cmds);
         return 0;
@@ -71,15 +104,29 @@ static int checkOne(const char *path, const char *name, int is_last, int fix) {
 }
 
 int aofCheckMain(int argc, char **argv) {
-    int fix = 0;
+    int fix = 0, usage = 0;
+    long long to_ts = 0;
     const char *path = NULL;
-    for (int j = 1; j < argc; j++) {
-        if (!strcmp(argv[j], "--fix")) fix = 1;
-        else if (!path) path = argv[j];
-        else path = NULL, j = argc;
+    for (int j = 1; j < argc && !usage; j++) {
+        if (!strcmp(argv[j], "--fix")) {
+            fix = 1;
+        } else if (!strcmp(argv[j], "--truncate-to-timestamp") && j + 1 < argc) {
+            char *end;
+            errno = 0;
+            to_ts = strtoll(argv[++j], &end, 10);
+            if (errno || *end || end == argv[j] || to_ts <= 0) {
+                fprintf(stderr, "Invalid timestamp %s, aborting...\n", argv[j]);
+                return 2;
+            }
+        } else if (!path) {
+            path = argv[j];
+        } else {
+            usage = 1;
+        }
     }
-    if (!path) {
-        fprintf(stderr, "Usage: cairn-check-aof [--fix] <file.manifest|file.aof>\n");
+    if (!path || usage) {
+        fprintf(stderr, "Usage: cairn-check-aof [--fix] [--truncate-to-timestamp <unix seconds>] "
+                        "<file.manifest|file.aof>\n");
         return 2;
     }
     configInitDefaults();
@@ -106,7 +153,7 @@ int aofCheckMain(int argc, char **argv) {
             aofInfo *ai = j < 0 ? am->base : am->incr[j];
             if (!ai) continue;
             sds p = aofPath(dir, ai->name);
-            int r = checkOne(p, ai->name, ++k == total, fix);
+            int r = checkOne(p, ai->name, ++k == total, fix, to_ts, j >= 0);
             sdsfree(p);
             if (r > bad) bad = r;
             if (r && !fix) break;
@@ -115,7 +162,7 @@ int aofCheckMain(int argc, char **argv) {
         aofManifestFree(am);
         if (!bad) printf("All AOF files and the manifest are valid\n");
     } else {
-        bad = checkOne(path, path, 1, fix);
+        bad = checkOne(path, path, 1, fix, to_ts, 0);
     }
     return bad;
 }

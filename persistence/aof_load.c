@@ -92,9 +92,12 @@ static void queueFree(multiQueue *q) {
     q->len = 0;
 }
 
-/* cairn-check-aof: parse and validate only (aofCheckFile). */
+/* cairn-check-aof: parse and validate only (aofCheckFile). With
+ * check_to_ts the walk stops at the first "#TS:" annotation later than it
+ * and check_ts_cut is that line's offset (-1: none). */
 static int check_only;
 static long long check_valid;
+static long long check_to_ts, check_ts_cut;
 /* Start-up: answer clients (-LOADING) every 1024 commands and between the
  * keys of an RDB preamble, as Redis does while it loads the AOF. */
 static int serve_clients;
@@ -225,6 +228,11 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
             break;
         }
         if (buf[0] == '#') {
+            if (check_only && check_to_ts && !in_multi && rl > 0 && !strncmp(buf, "#TS:", 4) &&
+                strtoll(buf + 4, NULL, 10) > check_to_ts) {
+                check_ts_cut = start;
+                break;
+            }
             /* An annotation: skip the rest of a long line too. */
             while (rl == -2 && (rl = readLine(fp, buf, sizeof(buf))) == -2) {
             }
@@ -351,11 +359,16 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
     return ret;
 }
 
-int aofCheckFile(const char *path, const char *name, long long *valid, long long *cmds, char **err) {
+int aofCheckFile(const char *path, const char *name, long long to_ts, long long *valid,
+                 long long *ts_cut, long long *cmds, char **err) {
     check_only = 1;
     check_valid = 0;
+    check_to_ts = to_ts;
+    check_ts_cut = -1;
     int ret = aofLoadFile(path, name, 1, cmds, err);
     check_only = 0;
+    check_to_ts = 0;
     *valid = check_valid;
+    *ts_cut = check_ts_cut;
     return ret;
 }
