@@ -1118,21 +1118,39 @@ int aofShutdown(int flags) {
 
 /* DEBUG LOADAOF: the dataset is replaced by what the AOF files hold, as
  * Redis does it: pending writes go to disk first, then every file of the
- * manifest is loaded into the emptied keyspace. A file that fails to load
- * ends the process, as at start-up. */
-void aofDebugLoad(void) {
+ * manifest is loaded into the emptied keyspace, other clients getting
+ * -LOADING meanwhile (the caller is CLIENT_EXECUTING_COMMAND, so it is not
+ * read again). A file that fails to load ends the process, as at start-up.
+ *
+ * Two cases refuse, with the dataset untouched (Redis 7.0 loads anyway and
+ * loses data): the first rewrite of a just-enabled AOF is running (its
+ * files do not hold the dataset, and the base being written would not
+ * match what the load leaves in memory), and the flush failed (what was
+ * acknowledged but not written would vanish). */
+sds aofDebugLoad(void) {
     aofInit();
-    if (aof.state == AOF_ON) aofFlushAll();
+    if (aof.state == AOF_WAIT_REWRITE && childActiveType() == CHILD_TYPE_AOF)
+        return sdsnew(
+            "ERR DEBUG LOADAOF: the AOF is being turned on and its first rewrite is still "
+            "running, the files do not hold the dataset yet");
+    if (aof.state == AOF_ON && aofFlushAll() == -1)
+        return sdscatprintf(sdsempty(),
+                            "ERR DEBUG LOADAOF: flushing the AOF failed (%s), the dataset "
+                            "was not reloaded",
+                            strerror(aof.last_write_errno));
     aofLoadManifestIfOff();
     dbEmpty(-1, 0);
     for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     server.loading = 1;
+    aofLoadServeClients(1);
     int total = (aof.am->base ? 1 : 0) + aof.am->nincr, k = 0;
     if (aof.am->base) aofLoadLogged(aof.am->base->name, ++k == total, 1);
     for (int j = 0; j < aof.am->nincr; j++) aofLoadLogged(aof.am->incr[j]->name, ++k == total, 1);
+    aofLoadServeClients(0);
     server.loading = 0;
     server.dirty = 0;
     serverLog(LL_NOTICE, "Append Only File loaded by DEBUG LOADAOF");
+    return NULL;
 }
 
 sds aofInfoFields(sds s) {

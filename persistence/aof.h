@@ -52,8 +52,9 @@ const char *aofWritesDenied(void);
  * appendfsync changes and shutdown (WAITAOF's numlocal). */
 long long aofFsyncedOffset(void);
 void aofRewriteDone(pid_t pid, int exitcode, int bysignal);
-/* DEBUG LOADAOF: flush, empty the keyspace, load the AOF files again. */
-void aofDebugLoad(void);
+/* DEBUG LOADAOF: flush, empty the keyspace, load the AOF files again.
+ * NULL, or the error to reply (nothing was loaded; caller frees). */
+sds aofDebugLoad(void);
 sds aofInfoFields(sds s);
 /* Flag: replies must be checked by aofClientMustWait (appendfsync always). */
 extern int aof_hold_active;

@@ -340,8 +340,15 @@ void debugCommand(client *c) {
     } else if (!strcasecmp(sub, "mallctl-str") && c->argc >= 3 && c->argc <= 4) {
         debugMallctlStr(c);
     } else if (!strcasecmp(sub, "loadaof") && c->argc == 2) {
-        aofDebugLoad();
-        replyOk(c);
+        sds err = aofDebugLoad();
+        /* The events served while it loaded flushed this client's (empty)
+         * output and dropped it from the pending writes: queue it again. */
+        replyBegin(c);
+        if (err)
+            replyError(c, err);
+        else
+            replyOk(c);
+        sdsfree(err);
     } else if (!strcasecmp(sub, "aof-flush-sleep") && c->argc == 3) {
         long long us;
         if (getLongLongFromObjectOrReply(c, c->argv[2], &us, NULL) != C_OK) return;

@@ -9,6 +9,7 @@
 #     anywhere);
 #   * a real 2 MB tmpfs mounted over the server's dir (needs root and
 #     mount(8); skipped otherwise, unmounted at the end).
+# DEBUG LOADAOF is refused while the AOF cannot be flushed.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
 set is_cairn [string match *cairn* [file tail $::cairn(server)]]
@@ -157,12 +158,18 @@ foreach {policy words} {
     }
 }
 
-test "faultfs: a held write's client killed during the outage: the write is not in the AOF" {
-    if {!$is_cairn} { skip_test "redis-server exits on an AOF error under always" }
+# An AOF server under `policy` on a fresh data dir with the shim: its
+# handle, control file and a client.
+proc fault_aof_server {policy} {
     set dir [data_dir]
     set ctl [file join $::cairn(tmp) ctl-$::seq]
-    set srv [fault_server $dir $ctl appendonly yes appendfsync always]
-    set c [client $srv -timeout 5000]
+    set srv [fault_server $dir $ctl appendonly yes appendfsync $policy]
+    return [list $srv $ctl [client $srv -timeout 5000]]
+}
+
+test "faultfs: a held write's client killed during the outage: the write is not in the AOF" {
+    if {!$is_cairn} { skip_test "redis-server exits on an AOF error under always" }
+    lassign [fault_aof_server always] srv ctl c
     assert_equal OK [r $c SET a 1]
     fault_on $ctl "write ENOSPC"
     send_cmd $c SET b 2
@@ -306,6 +313,27 @@ test "tmpfs: BGREWRITEAOF on a full disk fails cleanly; the previous files stay 
         assert_equal $digest [r $c DEBUG DIGEST]
         kill_server $srv
     }
+}
+
+test "faultfs: DEBUG LOADAOF while the AOF cannot be written: refused, the acknowledged writes kept" {
+    if {!$is_cairn} { skip_test "redis-server reloads anyway and loses what was not written" }
+    lassign [fault_aof_server everysec] srv ctl c
+    assert_equal OK [r $c SET a 1]
+    fault_on $ctl "write ENOSPC"
+    # acknowledged (everysec), but the write to the file fails
+    assert_equal OK [r $c SET b 2]
+    wait_for {[info_field $c aof_last_write_status] eq "err"} 5000
+    set digest [r $c DEBUG DIGEST]
+    assert_error "*DEBUG LOADAOF: flushing the AOF failed (No space left on device)*" {r $c DEBUG LOADAOF}
+    # nothing was emptied or reloaded: b (only in memory) is still there
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal {1 2} [r $c MGET a b]
+    fault_off $ctl
+    wait_for {[info_field $c aof_last_write_status] eq "ok"} 5000
+    # with the disk back the flush works, and the files hold b
+    assert_equal OK [r $c DEBUG LOADAOF]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    kill_server $srv
 }
 
 test "tmpfs: BGSAVE on a full disk fails cleanly, keeps the old dump, and the save point retries" -tags {slow} {

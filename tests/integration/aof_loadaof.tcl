@@ -82,4 +82,49 @@ test "DEBUG LOADAOF with appendonly no loads what BGREWRITEAOF wrote" {
     stop_server $srv
 }
 
+set is_cairn [string match *cairn* [file tail $::cairn(server)]]
+
+test "DEBUG LOADAOF while a just-enabled AOF writes its first base: refused, the dataset kept" {
+    if {!$is_cairn} { skip_test "redis-server loads the old files anyway (and loses the dataset)" }
+    set srv [start_server]
+    set c [client $srv]
+    for {set i 0} {$i < 20} {incr i} { r $c SET k:$i $i }
+    set digest [r $c DEBUG DIGEST]
+    # every key takes 50 ms in the child: the first rewrite runs ~1 s
+    r $c CONFIG SET rdb-key-save-delay 50000
+    r $c CONFIG SET appendonly yes
+    assert_equal 1 [info_field $c aof_rewrite_in_progress]
+    assert_error "*DEBUG LOADAOF*first rewrite is still running*" {r $c DEBUG LOADAOF}
+    assert_equal $digest [r $c DEBUG DIGEST]
+    # once the base is in place it works, and it loads the same dataset
+    r $c CONFIG SET rdb-key-save-delay 0
+    r $c SET late 1
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites] >= 1} 20000
+    set digest [r $c DEBUG DIGEST]
+    assert_equal OK [r $c DEBUG LOADAOF]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal 1 [r $c GET late]
+    stop_server $srv
+}
+
+test "DEBUG LOADAOF serves other clients (-LOADING) while it loads" {
+    set srv [start_server -config {appendonly yes appendfsync everysec}]
+    set c [client $srv]
+    # 20 MB in the RDB base, each key slowed down: the load takes ~1 s
+    r $c DEBUG POPULATE 2000 key 10000
+    r $c BGREWRITEAOF
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites] >= 1} 20000
+    r $c SET tail 1
+    set c2 [client $srv]
+    r $c2 CONFIG SET key-load-delay 500
+    set digest [r $c DEBUG DIGEST]
+    send_cmd $c DEBUG LOADAOF
+    wait_for {[catch {r $c2 PING} e] && [string match LOADING* $e]} 10000 "-LOADING during DEBUG LOADAOF"
+    assert_equal OK [read_reply $c]
+    r $c2 CONFIG SET key-load-delay 0
+    assert_equal PONG [r $c2 PING]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    stop_server $srv
+}
+
 finish
