@@ -184,6 +184,35 @@ test "faultfs: a held write's client killed during the outage: the write is not 
     kill_server $srv
 }
 
+test "Rewrites that keep failing: a due automatic rewrite is held back, logged once in Redis' words" {
+    set srv [start_server -config {appendonly yes auto-aof-rewrite-percentage 0 rdb-key-save-delay 1000000}]
+    set c [client $srv]
+    r $c SET k v
+    # three rewrites killed in the middle (each child sleeps on its key)
+    for {set i 1} {$i <= 3} {incr i} {
+        r $c BGREWRITEAOF
+        wait_for {![catch {exec pgrep -P [dict get $srv pid]} pids]}
+        exec kill -9 {*}$pids
+        wait_for {[info_field $c aof_rewrite_in_progress] == 0}
+        assert_equal $i [info_field $c aof_rewrites_consecutive_failures]
+    }
+    # the AOF is now well past its growth threshold: the cron holds the
+    # rewrite back and says so, once
+    r $c CONFIG SET auto-aof-rewrite-min-size 1024
+    r $c CONFIG SET auto-aof-rewrite-percentage 1
+    r $c SET big [string repeat x 2048]
+    wait_for {[string match "*triggered the limit*" [log_tail $srv 10]]} 5000
+    after 1500
+    assert_equal 0 [info_field $c aof_rewrite_in_progress]
+    assert_equal 1 [regexp -all {triggered the limit} [read_bytes [dict get $srv log]]]
+    # BGREWRITEAOF is not held back
+    r $c CONFIG SET rdb-key-save-delay 0
+    r $c CONFIG SET auto-aof-rewrite-percentage 0
+    assert_match "Background append only file rewriting*" [r $c BGREWRITEAOF]
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_rewrites_consecutive_failures] == 0}
+    kill_server $srv
+}
+
 test "faultfs: a rewrite that cannot install its files fails cleanly and is retried with backoff" -tags {slow} {
     if {!$is_cairn} { skip_test "cairn's retry log line" }
     set dir [data_dir]
