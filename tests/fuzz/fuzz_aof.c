@@ -20,6 +20,9 @@
  *   - check: OK means the whole file is valid; TRUNCATED a valid prefix
  *     shorter than the file; FAILED comes with an error text; the valid
  *     prefix of a TRUNCATED file checks OK on its own.
+ *   - check with --truncate-to-timestamp T (1 + mode >> 3): a cut is at
+ *     most where the plain walk stopped, comes with OK and is where the file
+ *     is valid up to; without a cut the result is the plain walk's.
  *   - load: the result class is the check's, except that a command the
  *     load runs may fail it (check_only never runs one); a TRUNCATED load
  *     leaves exactly the valid prefix in the file, and that file then
@@ -160,11 +163,12 @@ static void fuzzManifest(const char *p, size_t len) {
 }
 
 static int check(long long size, long long *valid) {
-    long long cmds = 0;
+    long long cmds = 0, cut;
     char *err = NULL;
     rdbLoadSetObserver(&checkObserver);
-    int ret = aofCheckFile(scratch, "fuzz.aof", valid, &cmds, &err);
+    int ret = aofCheckFile(scratch, "fuzz.aof", 0, valid, &cut, &cmds, &err);
     rdbLoadSetObserver(NULL);
+    CHECK(cut == -1, "a timestamp cut without --truncate-to-timestamp");
     CHECK(*valid >= 0 && *valid <= size, "valid prefix outside the file");
     switch (ret) {
         case AOF_LOAD_OK:
@@ -186,10 +190,29 @@ static int check(long long size, long long *valid) {
     return ret;
 }
 
+/* --truncate-to-timestamp T (T from the mode byte): the walk stops at the
+ * first annotation later than T, which is then where the file is good up
+ * to; without one it is the plain walk. */
+static void checkTimestamp(long long size, long long to_ts, int plain_ret, long long plain_valid) {
+    long long cmds = 0, valid, cut;
+    char *err = NULL;
+    int ret = aofCheckFile(scratch, "fuzz.aof", to_ts, &valid, &cut, &cmds, &err);
+    sdsfree((sds)err);
+    CHECK(cut >= -1 && cut <= size, "timestamp cut outside the file");
+    if (cut >= 0) {
+        CHECK(ret == AOF_LOAD_OK, "a timestamp cut but not OK");
+        CHECK(valid == cut, "a timestamp cut not where the file is valid up to");
+        CHECK(cut <= plain_valid, "a timestamp cut past where the plain walk stopped");
+    } else {
+        CHECK(ret == plain_ret && valid == plain_valid, "a timestamp walk without a cut differs");
+    }
+}
+
 static void fuzzAof(const char *p, size_t len, int mode) {
     writeScratch(p, len);
     long long valid;
     int ret = check((long long)len, &valid);
+    checkTimestamp((long long)len, 1 + (mode >> 3), ret, valid);
     if (ret == AOF_LOAD_TRUNCATED) {
         /* The prefix the checker called valid is a good file by itself. */
         long long valid2;
