@@ -1170,6 +1170,10 @@ sds replInfoStats(sds s) {
 
 const char *replCommandDenied(client *c, cairnCommand *cmd) {
     if (c->flags & CLIENT_MASTER) return NULL;
+    /* The AOF being loaded (its fake client is the only one running
+     * commands while loading) replays writes this server took: a read-only
+     * replica obeys it (a script's writes too), as Redis does. */
+    if ((c->flags & CLIENT_FAKE) && server.loading) return NULL;
     int is_write = (cmd->flags & CMD_WRITE) || (cmd->proc == execCommand && multiQueueHasWrites(c));
     if (replIsReplica()) {
         /* EXEC is as stale-safe as the least of its queued commands. */

@@ -4,6 +4,7 @@
 # INCRBYFLOAT, blocking pops, SET ... GET/KEEPTTL, transactions, database
 # moves) is applied under appendonly yes; after a restart, and in
 # redis-server 7.0 loading the same directory, DEBUG DIGEST is unchanged.
+# A read-only replica replays its AOF's writes (EVAL's too).
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
 set ref $::cairn(reference)
@@ -91,6 +92,26 @@ test "a random write stream replays to the same dataset after a restart and in r
         assert_equal $digest [r $rc DEBUG DIGEST] "redis-server loading the same AOF"
         kill_server $rs
     }
+}
+
+test "A read-only replica replays its AOF's writes, scripts' included" {
+    # An AOF written by hand, as an older server would have (scripts as
+    # EVAL): loading obeys it whatever replica-read-only says.
+    set srv [start_server]
+    kill_server $srv
+    set dir [file join [dict get $srv dir] appendonlydir]
+    file mkdir $dir
+    write_bytes [file join $dir appendonly.aof.manifest] "file appendonly.aof.1.incr.aof seq 1 type i\n"
+    write_bytes [file join $dir appendonly.aof.1.incr.aof] [resp SELECT 9][resp SET plain 1][resp EVAL \
+        {redis.call('set', KEYS[1], '100')} 1 foo][resp EVAL {redis.call('incr', KEYS[1])} 1 foo]
+    # (port 1: no primary answers there, the replica serves stale data)
+    dict set srv config {appendonly yes replica-read-only yes replicaof {127.0.0.1 1}}
+    set srv [restart_server $srv]
+    set c [client $srv]
+    r $c SELECT 9
+    assert_equal {1 101} [r $c MGET plain foo]
+    assert_error "READONLY *" {r $c SET after 1}
+    kill_server $srv
 }
 
 finish
