@@ -165,8 +165,10 @@ proc pit_dir {dir} {
     write_bytes [file join $dir appendonly.aof.1.base.aof] "#TS:100\r\n[cmd SELECT 0][cmd SET a 1]"
     write_bytes [file join $dir appendonly.aof.1.incr.aof] "#TS:200\r\n[cmd SELECT 0][cmd SET b 2]#TS:300\r\n[cmd SET c 3]"
     write_bytes [file join $dir appendonly.aof.2.incr.aof] "#TS:400\r\n[cmd SELECT 0][cmd SET d 4]#TS:500\r\n[cmd SET e 5]"
+    # (with a history line naming a file long gone: checkers skip it)
     write_bytes [file join $dir appendonly.aof.manifest] "file appendonly.aof.1.base.aof seq 1 type b\nfile\
-appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof seq 2 type i\n"
+appendonly.aof.3.incr.aof seq 3 type h\nfile appendonly.aof.1.incr.aof seq 1 type i\nfile appendonly.aof.2.incr.aof\
+seq 2 type i\n"
     return [file join $dir appendonly.aof.manifest]
 }
 proc files_of {dir} {
