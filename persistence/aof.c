@@ -330,7 +330,7 @@ static int aofWriteBase(const char *path, int rdb) {
 
 static void aofAttach(void) {
     if (!aof.attached) {
-        streamCursorAttach(&aof.cur);
+        streamCursorAttachFor(&aof.cur, STREAM_READER_AOF);
         aof.attached = 1;
     }
     aof.durable_off = streamCursorOffset(&aof.cur);
@@ -718,14 +718,18 @@ static int aofFlushAll(void) {
 void aofBeforeSleep(void) {
     if (aof.resume) aofResumeClients();
     if (aof.state == AOF_OFF || aof.fd == -1 || !aof.attached) return;
-    if (debug_flush_sleep_us && streamCursorOffset(&aof.cur) < streamOffset())
+    if (debug_flush_sleep_us && streamCursorOffset(&aof.cur) < streamAofOffset())
         usleep((useconds_t)debug_flush_sleep_us);
     if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
     else aofFlushRelaxed();
 }
 
+/* In replication offsets, as WAITAOF compares it with c->woff: the AOF's
+ * own offsets run ahead of them by the bytes only it got from scripts
+ * (redis.set_repl), less those only replicas got. */
 long long aofFsyncedOffset(void) {
-    return aof.state == AOF_ON && aof.attached ? aof.durable_off : -1;
+    if (aof.state != AOF_ON || !aof.attached) return -1;
+    return aof.durable_off - (streamAofOffset() - streamOffset());
 }
 
 const char *aofWritesDenied(void) {
@@ -1190,7 +1194,7 @@ sds aofInfoFields(sds s) {
                      __atomic_load_n(&stat_fsyncs, __ATOMIC_RELAXED));
     if (aof.state != AOF_OFF) {
         long long pending = 0;
-        if (aof.attached) pending = streamOffset() - streamCursorOffset(&aof.cur);
+        if (aof.attached) pending = streamAofOffset() - streamCursorOffset(&aof.cur);
         s = sdscatprintf(s,
                          "aof_current_size:%lld\r\n"
                          "aof_base_size:%lld\r\n"

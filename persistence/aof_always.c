@@ -210,7 +210,7 @@ void aofAlwaysKick(void) {
         j->iov[j->iovcnt++] = iov[k];
         j->len += iov[k].iov_len;
     }
-    j->to_end = streamCursorOffset(&aof.cur) + (long long)(j->len - j->ts_len) == streamOffset();
+    j->to_end = streamCursorOffset(&aof.cur) + (long long)(j->len - j->ts_len) == streamAofOffset();
     aof.inflight = j;
     aof.last_retry = server.unixtime;
     j->submitted = ustime();
@@ -302,7 +302,7 @@ void aofWaitInflight(void) {
 /* ---- held replies ---- */
 
 void aofNoteReply(client *c) {
-    c->aof_reply_offset = streamOffset();
+    c->aof_reply_offset = streamAofOffset();
     /* (counted even once the group left without it: return_us) */
     if (c->aof_gather_epoch && c->aof_gather_epoch == aof.gather_epoch) {
         if (aof.gather_wait > 0) aof.gather_wait--;
@@ -337,7 +337,7 @@ void aofStreamShifted(long long delta) {
 int aofClientMustWait(client *c) {
     if (!aof_hold_active) return 0;
     long long need = (c->flags & (CLIENT_PUBSUB | CLIENT_MONITOR | CLIENT_TRACKING))
-                         ? streamOffset()
+                         ? streamAofOffset()
                          : c->aof_reply_offset;
     size_t pending = replyPendingBytes(c);
     if (!(c->flags & CLIENT_AOF_WAIT)) {

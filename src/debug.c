@@ -96,7 +96,7 @@ static void debugMallctlStr(client *c) {
 
 static void debugPropagated(client *c) {
     if (!debug_cursor.block) {
-        streamCursorAttach(&debug_cursor);
+        streamCursorAttachFor(&debug_cursor, STREAM_READER_ALL);
         replyBulkBuf(c, "", 0);
         return;
     }

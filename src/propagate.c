@@ -34,11 +34,17 @@ static int raw_dbid = -1, local_dbid = -1;
 
 static struct {
     streamBlock *head, *tail;
-    long long offset;   /* bytes ever appended */
-    int last_dbid;      /* database of the last encoded command, -1 unknown */
+    long long offset;   /* bytes ever appended for replicas */
+    long long aof_skew; /* bytes ever appended for the AOF, less offset */
+    int last_dbid;      /* database replicas have selected, -1 unknown */
+    int aof_dbid;       /* the AOF's: differs only after a script's set_repl */
     size_t memory;
-    int raw_only;       /* a replica: only streamAppendRaw feeds the stream */
-} stream = {NULL, NULL, 0, -1, 0, 0};
+    int raw_only; /* a replica: only streamAppendRaw feeds the stream */
+    int targets;  /* whom the bytes appended now are for */
+} stream = {NULL, NULL, 0, 0, -1, -1, 0, 0, STREAM_TO_ALL};
+
+/* Whom propagate() encodes for (redis.set_repl). */
+static int cur_targets = STREAM_TO_ALL;
 
 static streamBlock *streamNewBlock(size_t minsize) {
     size_t size = minsize > STREAM_BLOCK_SIZE ? minsize : STREAM_BLOCK_SIZE;
@@ -49,8 +55,80 @@ static streamBlock *streamNewBlock(size_t minsize) {
     b->size = usable - sizeof(*b);
     b->used = 0;
     b->start_offset = stream.offset;
+    b->aof_delta = stream.aof_skew;
+    b->marks = NULL;
     stream.memory += usable;
     return b;
+}
+
+/* ---- marks: ranges some readers skip ---- */
+
+static int readerNeeds(int reader) {
+    return reader == STREAM_READER_AOF   ? STREAM_TO_AOF
+           : reader == STREAM_READER_ALL ? 0
+                                         : STREAM_TO_REPLICAS;
+}
+
+static int markSkips(const streamMark *m, int need) {
+    return need && !(m->targets & need);
+}
+
+/* The first byte at or after pos that a reader needing `need` reads. */
+static size_t marksSkip(const streamBlock *b, size_t pos, int need) {
+    for (int j = 0; j < b->marks->n; j++) {
+        const streamMark *m = &b->marks->m[j];
+        if (m->to <= pos) continue;
+        if (m->from > pos) break;
+        if (markSkips(m, need)) pos = m->to;
+    }
+    return pos;
+}
+
+/* The end of the run of read bytes starting at pos (a read byte). */
+static size_t marksRunEnd(const streamBlock *b, size_t pos, int need) {
+    for (int j = 0; j < b->marks->n; j++) {
+        const streamMark *m = &b->marks->m[j];
+        if (m->from >= pos && markSkips(m, need)) return m->from;
+    }
+    return b->used;
+}
+
+/* Bytes before pos that such a reader skips. */
+static size_t marksSkippedBefore(const streamBlock *b, size_t pos, int need) {
+    size_t n = 0;
+    for (int j = 0; j < b->marks->n && b->marks->m[j].from < pos; j++) {
+        const streamMark *m = &b->marks->m[j];
+        if (markSkips(m, need)) n += (m->to < pos ? m->to : pos) - m->from;
+    }
+    return n;
+}
+
+/* len bytes just written at b->buf[from] are for stream.targets only. */
+static void streamMarkAppended(streamBlock *b, size_t from, size_t len) {
+    streamMarks *ms = b->marks;
+    if (ms && ms->n && ms->m[ms->n - 1].to == from && ms->m[ms->n - 1].targets == stream.targets) {
+        ms->m[ms->n - 1].to += len;
+    } else {
+        if (!ms || ms->n == ms->cap) {
+            int cap = ms ? ms->cap * 2 : 4;
+            ms = zrealloc(ms, sizeof(*ms) + sizeof(streamMark) * (size_t)cap);
+            if (!b->marks) ms->n = 0;
+            ms->cap = cap;
+            b->marks = ms;
+        }
+        ms->m[ms->n++] = (streamMark){from, from + len, stream.targets};
+    }
+    /* Each reader's offset counts only its own bytes. */
+    if (!(stream.targets & STREAM_TO_REPLICAS)) {
+        stream.offset -= (long long)len;
+        stream.aof_skew += (long long)len;
+    }
+    if (!(stream.targets & STREAM_TO_AOF)) stream.aof_skew -= (long long)len;
+}
+
+static void streamFreeMarks(streamBlock *b) {
+    zfree(b->marks);
+    b->marks = NULL;
 }
 
 /* Free unreferenced blocks at the head: a block is needed only while some
@@ -60,6 +138,7 @@ static void streamTrim(void) {
         streamBlock *b = stream.head;
         stream.head = b->next;
         stream.memory -= zmalloc_size(b);
+        streamFreeMarks(b);
         zfree(b);
     }
 }
@@ -72,10 +151,14 @@ static void streamAppend(const char *p, size_t len) {
             if (t && t == stream.head && t->refcount == 0) {
                 t->used = 0;
                 t->start_offset = stream.offset;
+                t->aof_delta = stream.aof_skew;
+                if (t->marks) streamFreeMarks(t);
             } else {
                 streamBlock *b = streamNewBlock(len);
-                if (t) t->next = b;
-                else stream.head = b;
+                if (t)
+                    t->next = b;
+                else
+                    stream.head = b;
                 stream.tail = b;
                 streamTrim();
             }
@@ -84,6 +167,7 @@ static void streamAppend(const char *p, size_t len) {
         size_t n = t->size - t->used;
         if (n > len) n = len;
         memcpy(t->buf + t->used, p, n);
+        if (stream.targets != STREAM_TO_ALL) streamMarkAppended(t, t->used, n);
         t->used += n;
         stream.offset += n;
         p += n;
@@ -100,8 +184,10 @@ typedef struct encBuf {
 } encBuf;
 
 static void encOut(const char *p, size_t len) {
-    if (local) local = sdscatlen(local, p, len);
-    else streamAppend(p, len);
+    if (local)
+        local = sdscatlen(local, p, len);
+    else
+        streamAppend(p, len);
 }
 
 static void encFlush(encBuf *e) {
@@ -186,20 +272,53 @@ static void propagateLocal(int dbid, robj **argv, int argc) {
     localToAof(&e);
 }
 
+/* Encode one command for `targets` into the stream, after a SELECT for
+ * those of them whose database differs (dbid -1: none). Each kind of
+ * reader has its own selected database once a script wrote for one only,
+ * so a SELECT may be marked for fewer readers than its command. */
+static void propagateEmit(int dbid, robj **argv, int argc, int targets) {
+    encBuf e;
+    e.len = 0;
+    int sel = 0;
+    if (dbid >= 0) {
+        if ((targets & STREAM_TO_REPLICAS) && dbid != stream.last_dbid) sel |= STREAM_TO_REPLICAS;
+        if ((targets & STREAM_TO_AOF) && dbid != stream.aof_dbid) sel |= STREAM_TO_AOF;
+    }
+    if (sel) {
+        encSelect(&e, dbid);
+        if (sel & STREAM_TO_REPLICAS) stream.last_dbid = dbid;
+        if (sel & STREAM_TO_AOF) stream.aof_dbid = dbid;
+        if (sel != targets) {
+            stream.targets = sel;
+            encFlush(&e);
+        }
+    }
+    stream.targets = targets;
+    encCommand(&e, argv, argc);
+    stream.targets = STREAM_TO_ALL;
+}
+
+static void propagateEmitName(int dbid, const char *name, int targets) {
+    robj *o = createStringObject(name, strlen(name));
+    propagateEmit(dbid, &o, 1, targets);
+    decrRefCount(o);
+}
+
 /* A lazy transaction's (script's) first write, held until the second. */
 static int txn_lazy;
 static robj **txn_first;
-static int txn_first_argc, txn_first_dbid;
+static int txn_first_argc, txn_first_dbid, txn_first_targets;
+static int txn_last_dbid; /* EXEC's, as Redis: the last write's database */
 
 static void propagateFlushFirst(void) {
     robj **argv = txn_first;
     txn_first = NULL;
-    propagate(txn_first_dbid, argv, txn_first_argc);
+    propagateEmit(txn_first_dbid, argv, txn_first_argc, txn_first_targets);
     for (int j = 0; j < txn_first_argc; j++) decrRefCount(argv[j]);
     zfree(argv);
 }
 
-void propagate(int dbid, robj **argv, int argc) {
+static void propagateTo(int dbid, robj **argv, int argc, int targets) {
     /* Replaying the AOF at start-up: those writes are already on disk. A
      * replica's stream is its primary's bytes (streamAppendRaw): its own
      * local writes and expiries are not part of it, as in Redis, but its
@@ -208,9 +327,12 @@ void propagate(int dbid, robj **argv, int argc) {
     if (stream.raw_only) {
         /* The primary's own commands are in the AOF already, as raw bytes. */
         int from_primary = server.current_client && (server.current_client->flags & CLIENT_MASTER);
-        if (cfg.appendonly && !from_primary) propagateLocal(dbid, argv, argc);
+        if (cfg.appendonly && !from_primary && (targets & STREAM_TO_AOF))
+            propagateLocal(dbid, argv, argc);
         return;
     }
+    if (targets == 0) return; /* redis.set_repl(redis.REPL_NONE) */
+    txn_last_dbid = dbid;
     if (in_transaction && !multi_emitted) {
         if (txn_lazy && !txn_first) {
             /* A script's first write waits: alone, it goes out bare. */
@@ -221,21 +343,26 @@ void propagate(int dbid, robj **argv, int argc) {
             }
             txn_first_argc = argc;
             txn_first_dbid = dbid;
+            txn_first_targets = targets;
             return;
         }
+        /* MULTI and EXEC go to every reader, whoever the writes between
+         * them are for: Redis 7.0 sends a replica an empty MULTI/EXEC
+         * when a script's writes were for the AOF only (and the other
+         * way round), and replication offsets count those bytes. */
         multi_emitted = 1;
-        robj *multi = createStringObject("MULTI", 5);
-        propagate(txn_first ? txn_first_dbid : dbid, &multi, 1);
-        decrRefCount(multi);
+        propagateEmitName(txn_first ? txn_first_dbid : dbid, "MULTI", STREAM_TO_ALL);
         if (txn_first) propagateFlushFirst();
     }
-    encBuf e;
-    e.len = 0;
-    if (dbid != stream.last_dbid) {
-        encSelect(&e, dbid);
-        stream.last_dbid = dbid;
-    }
-    encCommand(&e, argv, argc);
+    propagateEmit(dbid, argv, argc, targets);
+}
+
+void propagate(int dbid, robj **argv, int argc) {
+    propagateTo(dbid, argv, argc, cur_targets);
+}
+
+void propagateSetTargets(int targets) {
+    cur_targets = targets;
 }
 
 void propagateNoDb(robj **argv, int argc) {
@@ -256,27 +383,24 @@ void propagateTransactionBeginLazy(void) {
     txn_lazy = 1;
 }
 
-int propagateTransactionActive(void) { return in_transaction; }
+int propagateTransactionActive(void) {
+    return in_transaction;
+}
 int propagateHeldWrite(void) {
     return txn_first != NULL;
 }
 
 void propagateTransactionEnd(void) {
-    if (txn_first) { /* one write: no MULTI/EXEC around it */
-        in_transaction = 0;
-        propagateFlushFirst();
-    }
+    in_transaction = 0;
+    if (txn_first) propagateFlushFirst(); /* one write alone: no MULTI/EXEC around it */
     txn_lazy = 0;
-    if (multi_emitted) {
-        robj *exec = createStringObject("EXEC", 4);
-        in_transaction = 0;
-        propagate(stream.last_dbid, &exec, 1);
-        decrRefCount(exec);
-    }
-    in_transaction = multi_emitted = 0;
+    if (multi_emitted) propagateEmitName(txn_last_dbid, "EXEC", STREAM_TO_ALL);
+    multi_emitted = 0;
 }
 
-void propagateCommand(client *c) { propagate(c->db->id, c->argv, c->argc); }
+void propagateCommand(client *c) {
+    propagate(c->db->id, c->argv, c->argc);
+}
 
 void propagateDel(serverDb *db, robj *key, int lazy) {
     /* Expiry and eviction send many: the command names are made once. */
@@ -286,18 +410,29 @@ void propagateDel(serverDb *db, robj *key, int lazy) {
         unlink_cmd = createStringObject("UNLINK", 6);
     }
     robj *argv[2] = {lazy ? unlink_cmd : del, key};
-    propagate(db->id, argv, 2);
+    propagateTo(db->id, argv, 2, STREAM_TO_ALL);
 }
 
-void propagateResetSelect(void) { stream.last_dbid = -1; }
+void propagateResetSelect(void) {
+    stream.last_dbid = stream.aof_dbid = -1;
+}
 
 void propagateInit(void) {
-    stream.last_dbid = -1;
+    stream.last_dbid = stream.aof_dbid = -1;
 }
 
-long long propagateOffset(void) { return stream.offset; }
-long long streamOffset(void) { return stream.offset; }
-size_t streamMemory(void) { return stream.memory; }
+long long propagateOffset(void) {
+    return stream.offset;
+}
+long long streamOffset(void) {
+    return stream.offset;
+}
+long long streamAofOffset(void) {
+    return stream.offset + stream.aof_skew;
+}
+size_t streamMemory(void) {
+    return stream.memory;
+}
 
 size_t streamHeldMemory(void) {
     size_t tail = stream.tail ? sizeof(streamBlock) + stream.tail->size : 0;
@@ -305,6 +440,11 @@ size_t streamHeldMemory(void) {
 }
 
 void streamCursorAttach(streamCursor *cur) {
+    streamCursorAttachFor(cur, STREAM_READER_REPLICA);
+}
+
+void streamCursorAttachFor(streamCursor *cur, int reader) {
+    cur->reader = reader;
     if (!stream.tail) {
         stream.head = stream.tail = streamNewBlock(STREAM_BLOCK_SIZE);
     }
@@ -324,10 +464,21 @@ int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max) {
     int n = 0;
     size_t pos = cur->pos;
     for (streamBlock *b = cur->block; b && n < max; b = b->next) {
-        if (b->used > pos) {
-            iov[n].iov_base = b->buf + pos;
-            iov[n].iov_len = b->used - pos;
-            n++;
+        if (!b->marks) {
+            if (b->used > pos) {
+                iov[n].iov_base = b->buf + pos;
+                iov[n].iov_len = b->used - pos;
+                n++;
+            }
+        } else {
+            int need = readerNeeds(cur->reader);
+            while (n < max && (pos = marksSkip(b, pos, need)) < b->used) {
+                size_t end = marksRunEnd(b, pos, need);
+                iov[n].iov_base = b->buf + pos;
+                iov[n].iov_len = end - pos;
+                n++;
+                pos = end;
+            }
         }
         pos = 0;
     }
@@ -337,12 +488,22 @@ int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max) {
 void streamCursorAdvance(streamCursor *cur, size_t n) {
     while (n) {
         streamBlock *b = cur->block;
-        size_t avail = b->used - cur->pos;
-        if (n < avail || (n == avail && b->next == NULL)) {
-            cur->pos += n;
+        size_t pos = cur->pos, end = b->used;
+        if (b->marks) { /* n counts only the bytes this reader reads */
+            int need = readerNeeds(cur->reader);
+            pos = marksSkip(b, pos, need);
+            end = pos < b->used ? marksRunEnd(b, pos, need) : b->used;
+        }
+        size_t avail = end - pos;
+        if (n < avail || (n == avail && (end < b->used || b->next == NULL))) {
+            cur->pos = pos + n;
             return;
         }
         n -= avail;
+        if (end < b->used) {
+            cur->pos = end;
+            continue;
+        }
         /* Move to the next block; the reference moves with us. */
         b->refcount--;
         cur->block = b->next;
@@ -353,7 +514,30 @@ void streamCursorAdvance(streamCursor *cur, size_t n) {
 }
 
 long long streamCursorOffset(const streamCursor *cur) {
-    return cur->block->start_offset + (long long)cur->pos;
+    const streamBlock *b = cur->block;
+    long long off = b->start_offset + (long long)cur->pos;
+    int aof = cur->reader == STREAM_READER_AOF;
+    if (b->marks)
+        off -= (long long)marksSkippedBefore(b, cur->pos, aof ? STREAM_TO_AOF : STREAM_TO_REPLICAS);
+    return aof ? off + b->aof_delta : off;
+}
+
+/* The position in b of replication offset b->start_offset + want. */
+static size_t blockReplicaPos(const streamBlock *b, size_t want) {
+    size_t pos = 0;
+    for (int j = 0; b->marks && j < b->marks->n; j++) {
+        const streamMark *m = &b->marks->m[j];
+        if (!markSkips(m, STREAM_TO_REPLICAS)) continue;
+        if (want < m->from - pos) break;
+        want -= m->from - pos;
+        pos = m->to;
+    }
+    return pos + want;
+}
+
+/* Bytes of b that replicas receive. */
+static size_t blockReplicaLen(const streamBlock *b) {
+    return b->marks ? b->used - marksSkippedBefore(b, b->used, STREAM_TO_REPLICAS) : b->used;
 }
 
 int streamCursorAttachAt(streamCursor *cur, long long offset) {
@@ -362,9 +546,10 @@ int streamCursorAttachAt(streamCursor *cur, long long offset) {
         return 0;
     }
     for (streamBlock *b = stream.head; b; b = b->next) {
-        if (offset >= b->start_offset && offset < b->start_offset + (long long)b->used) {
+        if (offset >= b->start_offset && offset < b->start_offset + (long long)blockReplicaLen(b)) {
+            cur->reader = STREAM_READER_REPLICA;
             cur->block = b;
-            cur->pos = (size_t)(offset - b->start_offset);
+            cur->pos = blockReplicaPos(b, (size_t)(offset - b->start_offset));
             b->refcount++;
             return 0;
         }
@@ -372,15 +557,19 @@ int streamCursorAttachAt(streamCursor *cur, long long offset) {
     return -1;
 }
 
-long long streamFirstOffset(void) { return stream.head ? stream.head->start_offset : stream.offset; }
+long long streamFirstOffset(void) {
+    return stream.head ? stream.head->start_offset : stream.offset;
+}
 
 void streamAppendRaw(const char *p, size_t len) {
     streamAppend(p, len);
     /* Whatever database the raw bytes left selected is unknown to us. */
-    stream.last_dbid = -1;
+    stream.last_dbid = stream.aof_dbid = -1;
 }
 
-void streamNoteRawDb(int dbid) { raw_dbid = local_dbid = dbid; }
+void streamNoteRawDb(int dbid) {
+    raw_dbid = local_dbid = dbid;
+}
 
 void streamRawBegins(int dbid) {
     streamNoteRawDb(dbid);
@@ -391,18 +580,22 @@ void streamRawBegins(int dbid) {
     encSelect(&e, dbid);
     localToAof(&e);
 }
-int streamRawDb(void) { return stream.raw_only ? raw_dbid : -1; }
+int streamRawDb(void) {
+    return stream.raw_only ? raw_dbid : -1;
+}
 
 void streamSetRawOnly(int on) {
     stream.raw_only = on;
-    stream.last_dbid = -1;
+    stream.last_dbid = stream.aof_dbid = -1;
 }
 
-int streamIsRawOnly(void) { return stream.raw_only; }
+int streamIsRawOnly(void) {
+    return stream.raw_only;
+}
 
 void streamSetOffset(long long offset) {
     long long delta = offset - stream.offset;
     for (streamBlock *b = stream.head; b; b = b->next) b->start_offset += delta;
     stream.offset = offset;
-    stream.last_dbid = -1;
+    stream.last_dbid = stream.aof_dbid = -1;
 }

@@ -21,33 +21,66 @@
 typedef struct client client;
 typedef struct serverDb serverDb;
 
+/* Who a range of the stream is for (a script's redis.set_repl). Bytes
+ * carry no mark unless some reader must skip them: the blocks of a stream
+ * without set_repl have none, and their readers never look. */
+#define STREAM_TO_AOF      1
+#define STREAM_TO_REPLICAS 2
+#define STREAM_TO_ALL      (STREAM_TO_AOF | STREAM_TO_REPLICAS)
+
+typedef struct streamMark {
+    size_t from, to; /* [from, to) of the block's buf */
+    int targets;     /* STREAM_TO_*, never 0 nor ALL */
+} streamMark;
+
+typedef struct streamMarks {
+    int n, cap;
+    streamMark m[];
+} streamMarks;
+
 typedef struct streamBlock {
     struct streamBlock *next;
-    int refcount;           /* cursors positioned in this block */
+    int refcount; /* cursors positioned in this block */
     size_t size, used;
-    long long start_offset; /* stream offset of buf[0] */
+    long long start_offset; /* replication offset of buf[0] */
+    long long aof_delta;    /* AOF offset of buf[0] less start_offset */
+    streamMarks *marks;     /* NULL: every byte is for every reader */
     char buf[];
 } streamBlock;
 
+/* A cursor reads the bytes meant for its kind of reader and counts its
+ * offset in that reader's space: replicas (and the backlog) count only
+ * what replicas receive, which is Redis' master_repl_offset; the AOF
+ * counts only what the AOF receives. The two are equal until a script
+ * sends a write to one of them only. */
+#define STREAM_READER_REPLICA 0
+#define STREAM_READER_AOF     1
+#define STREAM_READER_ALL     2 /* every byte (DEBUG PROPAGATED); replica offsets */
+
 typedef struct streamCursor {
     streamBlock *block;
-    size_t pos;             /* within block */
+    size_t pos; /* within block */
+    int reader; /* STREAM_READER_* */
 } streamCursor;
 
 /* Total bytes ever encoded into the stream (Redis' master_repl_offset). */
 long long streamOffset(void);
-/* Attach a cursor at the current end of the stream. */
+/* Bytes ever encoded for the AOF (the AOF reader's offsets). */
+long long streamAofOffset(void);
+/* Attach a cursor at the current end of the stream: a replica's reader,
+ * or one of the given kind. */
 void streamCursorAttach(streamCursor *cur);
+void streamCursorAttachFor(streamCursor *cur, int reader);
 void streamCursorDetach(streamCursor *cur);
 /* Fill up to max iovecs with unread bytes; returns the count. */
 int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max);
 /* Mark n bytes as consumed, releasing blocks nobody needs any more. */
 void streamCursorAdvance(streamCursor *cur, size_t n);
-/* Stream offset of the cursor. */
+/* Stream offset of the cursor, in its reader's space. */
 long long streamCursorOffset(const streamCursor *cur);
-/* Attach a cursor at a past offset still held in the stream's blocks
- * (some other cursor, like the backlog's, keeps them). 0, or -1 when the
- * offset is outside what the stream holds. */
+/* Attach a replica's cursor at a past replication offset still held in
+ * the stream's blocks (some other cursor, like the backlog's, keeps
+ * them). 0, or -1 when the offset is outside what the stream holds. */
 int streamCursorAttachAt(streamCursor *cur, long long offset);
 /* Offset of the oldest byte still held in memory. */
 long long streamFirstOffset(void);
@@ -82,6 +115,10 @@ size_t streamMemory(void);
 size_t streamHeldMemory(void);
 
 void propagateInit(void);
+/* Who the writes propagated from now on are for (STREAM_TO_*; 0: nobody):
+ * a script's redis.set_repl, reset to STREAM_TO_ALL when it ends. Expiry's
+ * DELs go to everyone whatever it says. */
+void propagateSetTargets(int targets);
 /* Encode one write into the shared stream (SELECT first if the db changed). */
 void propagate(int dbid, robj **argv, int argc);
 void propagateCommand(client *c);
@@ -94,7 +131,9 @@ long long propagateOffset(void);
 void propagateTransactionBegin(void);
 void propagateTransactionEnd(void);
 /* Scripts: MULTI/EXEC only when a second write comes (a lone write goes
- * out bare, as Redis 7.0 propagates a script's effects). */
+ * out bare, as Redis 7.0 propagates a script's effects). MULTI/EXEC go
+ * to every reader, as in Redis 7.0, even one that gets none of the writes
+ * inside (redis.set_repl). */
 void propagateTransactionBeginLazy(void);
 int propagateTransactionActive(void);
 /* A lazy transaction's first write is held, not yet in the stream. */

@@ -307,6 +307,7 @@ void scriptExecute(scriptRun *run,
         call(run, ref, keys, numkeys, args, nargs);
     else
         scriptLuaRun(run, keys, numkeys, args, nargs);
+    propagateSetTargets(STREAM_TO_ALL); /* redis.set_repl lasts for the run */
     if (own) propagateTransactionEnd();
     if (run->timedout) {
         serverLog(LL_WARNING, "Slow script finished after %lld milliseconds",

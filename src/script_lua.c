@@ -26,6 +26,7 @@
 #include "evict.h"
 #include "log.h"
 #include "lua_cmsgpack.h"
+#include "propagate.h"
 #include "lua_struct.h"
 #include "reply.h"
 #include "repl.h"
@@ -763,23 +764,21 @@ static int luaRedisSetresp(lua_State *L) {
     return 0;
 }
 
-#define REPL_AOF     1
-#define REPL_REPLICA 2
+/* Redis' REPL_AOF and REPL_REPLICA are the stream's own target bits. */
+#define REPL_AOF     STREAM_TO_AOF
+#define REPL_REPLICA STREAM_TO_REPLICAS
 static int luaRedisSetRepl(lua_State *L) {
-    if (lua_gettop(L) != 1) return luaRaise(L, "redis.set_repl() requires one argument.");
+    if (!current)
+        return luaRaise(L, "redis.set_repl can only be called inside a script invocation");
+    if (lua_gettop(L) != 1)
+        return luaRaise(L, "redis.set_repl() requires two arguments."); /* sic, as Redis */
     int flags = lua_tointeger(L, 1);
     if (flags & ~(REPL_AOF | REPL_REPLICA))
         return luaRaise(
             L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
-    /* One propagation path feeds both the AOF and the replicas, so the
-     * effects always go to both: accepted, as a script written for Redis
-     * expects, and logged once. */
-    static int warned;
-    if (flags != (REPL_AOF | REPL_REPLICA) && !warned) {
-        warned = 1;
-        serverLog(LL_WARNING, "redis.set_repl(): cairn propagates every script write to both the "
-                              "AOF and the replicas");
-    }
+    /* The script's next writes are encoded for those readers only
+     * (scriptExecute resets it when the script ends). */
+    propagateSetTargets(flags);
     return 0;
 }
 
