@@ -349,11 +349,44 @@ long long functionsLibraryCount(void) {
 long long functionsCount(void) {
     return (long long)dictSize(store->functions);
 }
+static size_t fnDictOverhead(dict *d) {
+    return dictSize(d) * sizeof(dictEntry) + dictSlots(d) * sizeof(dictEntry *);
+}
+
+/* What the store holds outside the Lua state: libraries, functions, their
+ * names, code and descriptions, and the dicts indexing them. Counted when
+ * asked (INFO), not kept up to date on every change. */
+long long functionsCacheMemory(void) {
+    size_t n =
+        zmalloc_size(store) + fnDictOverhead(store->libraries) + fnDictOverhead(store->functions);
+    dictIterator li, fi;
+    dictEntry *de, *fe;
+    dictInitIterator(&li, store->libraries);
+    while ((de = dictNext(&li))) {
+        fnLibrary *lib = dictGetVal(de);
+        n += zmalloc_size(lib) + sdsAllocSize(lib->name) + sdsAllocSize(lib->code) +
+             fnDictOverhead(lib->functions);
+        dictInitIterator(&fi, lib->functions);
+        while ((fe = dictNext(&fi))) {
+            fnFunction *f = dictGetVal(fe);
+            n += zmalloc_size(f) + sdsAllocSize(f->name) + (f->desc ? sdsAllocSize(f->desc) : 0);
+        }
+        dictResetIterator(&fi);
+    }
+    dictResetIterator(&li);
+    return (long long)n;
+}
+
 long long functionsLuaMemory(void) {
     return functionLuaMemory();
 }
 
 /* ---- FCALL ---- */
+
+int functionDeclaresWrite(sds name) {
+    fnFunction *f = dictFetchValue(store->functions, name);
+    return f && !(f->flags & SCRIPT_FLAG_NO_WRITES);
+}
 
 static void fcallGeneric(client *c, int ro) {
     /* MONITOR shows the FCALL before the commands it runs. */
@@ -639,8 +672,14 @@ void functionCommand(client *c) {
                    strcasecmp(c->argv[2]->ptr, "async")) {
             replyError(c, "ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
         } else {
-            /* The store is small next to a keyspace: ASYNC frees it at once too. */
+            /* The store is small next to its Lua state, which the lazy-free
+             * thread closes under ASYNC (the default with
+             * lazyfree-lazy-user-flush), as Redis does. */
+            int async =
+                c->argc == 3 ? !strcasecmp(c->argv[2]->ptr, "async") : cfg.lazyfree_lazy_user_flush;
+            unsigned long n = (unsigned long)functionsCount();
             fnClear();
+            functionLuaReset(async, n);
             server.dirty++;
             replyOk(c);
         }

@@ -4,6 +4,7 @@
  * functionsInit registers. */
 #ifndef CAIRN_FUNCTION_H
 #define CAIRN_FUNCTION_H
+#include "sds.h"
 
 typedef struct client client;
 
@@ -12,6 +13,10 @@ void functionsInit(void);
 long long functionsLibraryCount(void);
 long long functionsCount(void);
 long long functionsLuaMemory(void);
+/* The function exists and lacks the no-writes flag. */
+int functionDeclaresWrite(sds name);
+/* Bytes of the libraries outside Lua (INFO used_memory_functions). */
+long long functionsCacheMemory(void);
 
 void functionCommand(client *c);
 void fcallCommand(client *c);

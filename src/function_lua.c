@@ -168,11 +168,9 @@ static int fnRegister(lua_State *L) {
 
 /* Switch the chunk environment's globals: the load API or the sandbox. */
 static void fnSetGlobals(int load) {
-    lua_pushlightuserdata(fl, &reg_env_mt);
-    lua_rawget(fl, LUA_REGISTRYINDEX);
+    luaRegistryGet(fl, &reg_env_mt);
     if (load) {
-        lua_pushlightuserdata(fl, &reg_load_api);
-        lua_rawget(fl, LUA_REGISTRYINDEX);
+        luaRegistryGet(fl, &reg_load_api);
     } else {
         lua_getfield(fl, LUA_REGISTRYINDEX, "cairn_env");
     }
@@ -201,20 +199,16 @@ void functionLuaInit(void) {
     fnProtect(L);
     lua_setfield(L, -2, "redis");
     fnProtect(L);
-    lua_pushlightuserdata(L, &reg_load_api);
-    lua_insert(L, -2);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    luaRegistrySet(L, &reg_load_api);
     /* The environment of every chunk: empty, its metatable switched. */
-    lua_pushlightuserdata(L, &reg_env);
     lua_newtable(L);
-    lua_pushlightuserdata(L, &reg_env_mt);
     lua_newtable(L);
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
     lua_pushvalue(L, -1);
-    lua_setmetatable(L, -4);
-    lua_rawset(L, LUA_REGISTRYINDEX);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    lua_setmetatable(L, -3);
+    luaRegistrySet(L, &reg_env_mt);
+    luaRegistrySet(L, &reg_env);
     fnSetGlobals(0);
 }
 
@@ -235,8 +229,7 @@ sds functionLuaLoad(const char *code, size_t len, long long timeout_ms, fnRegist
         lua_pop(L, 1);
         return err;
     }
-    lua_pushlightuserdata(L, &reg_env);
-    lua_rawget(L, LUA_REGISTRYINDEX);
+    luaRegistryGet(L, &reg_env);
     lua_setfenv(L, -2);
     fnLoad ld = {reg, ctx, mstime(), timeout_ms};
     loading = &ld;
@@ -272,6 +265,12 @@ void functionLuaCall(scriptRun *run, int ref, robj **keys, int nkeys, robj **arg
 
 void functionLuaUnref(int ref) {
     luaL_unref(fl, LUA_REGISTRYINDEX, ref);
+}
+
+void functionLuaReset(int async, unsigned long objects) {
+    lua_State *old = fl;
+    functionLuaInit();
+    scriptLuaClose(old, async, objects);
 }
 
 long long functionLuaMemory(void) {

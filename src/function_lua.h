@@ -26,6 +26,9 @@ sds functionLuaLoad(const char *code, size_t len, long long timeout_ms, fnRegist
 void functionLuaCall(scriptRun *run, int ref, robj **keys, int nkeys, robj **args, int nargs);
 /* A function is gone: release its callback. */
 void functionLuaUnref(int ref);
+/* FUNCTION FLUSH, once every function's reference is released: a fresh
+ * state, the old one closed at once or on the lazy-free thread. */
+void functionLuaReset(int async, unsigned long objects);
 /* Bytes the state holds (INFO used_memory_vm_functions). */
 long long functionLuaMemory(void);
 

@@ -283,9 +283,10 @@ static sds infoMemory(sds s) {
                      scripts_mem, scriptCacheCount(), functionsCount(), functionsLibraryCount(), fn_mem,
                      vm_total);
     s = bytesToHuman(s, (unsigned long long)vm_total);
-    s = sdscatprintf(s, "\r\nused_memory_functions:0\r\nused_memory_scripts:%lld\r\nused_memory_scripts_human:",
-                     scripts_mem);
-    s = bytesToHuman(s, (unsigned long long)scripts_mem);
+    long long fn_cache = functionsCacheMemory();
+    s = sdscatprintf(s, "\r\nused_memory_functions:%lld\r\nused_memory_scripts:%lld\r\nused_memory_scripts_human:",
+                     fn_cache, scripts_mem + fn_cache);
+    s = bytesToHuman(s, (unsigned long long)(scripts_mem + fn_cache));
     s = sdscat(s, "\r\n");
     s = sdscatprintf(s, "maxmemory:%llu\r\nmaxmemory_human:", cfg.maxmemory);
     s = bytesToHuman(s, cfg.maxmemory);

@@ -14,9 +14,9 @@
 #include "object.h"
 #include "zmalloc.h"
 
-static unsigned long pending_objects = 0;     /* handed over, not freed yet */
-static unsigned long long freed_objects = 0;  /* freed in the background */
-static size_t pending_bytes = 0;              /* estimated size of those pending */
+static unsigned long pending_objects = 0;    /* handed over, not freed yet */
+static unsigned long long freed_objects = 0; /* freed in the background */
+static size_t pending_bytes = 0;             /* estimated size of those pending */
 
 /* How many separate frees o costs, as Redis counts them: list nodes,
  * hash-table entries, skiplist nodes; a compact encoding is one. */
@@ -55,7 +55,9 @@ void lazyfreeObject(robj *o) {
     }
 }
 
-size_t lazyfreePendingBytes(void) { return __atomic_load_n(&pending_bytes, __ATOMIC_RELAXED); }
+size_t lazyfreePendingBytes(void) {
+    return __atomic_load_n(&pending_bytes, __ATOMIC_RELAXED);
+}
 
 typedef struct keyspaceJob {
     dict *keys, *expires;
@@ -80,6 +82,29 @@ void lazyfreeKeyspace(dict *keys, dict *expires) {
     bioSubmit(BIO_LAZY_FREE, lazyfreeKeyspaceJob, job);
 }
 
+typedef struct genericJob {
+    lazyfreeFn *fn;
+    void *arg;
+    unsigned long objects;
+} genericJob;
+
+static void lazyfreeGenericJob(void *arg) {
+    genericJob *job = arg;
+    job->fn(job->arg);
+    __atomic_sub_fetch(&pending_objects, job->objects, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&freed_objects, job->objects, __ATOMIC_RELAXED);
+    zfree(job);
+}
+
+void lazyfreeSubmit(lazyfreeFn *fn, void *arg, unsigned long objects) {
+    genericJob *job = zmalloc(sizeof(*job));
+    job->fn = fn;
+    job->arg = arg;
+    job->objects = objects;
+    __atomic_add_fetch(&pending_objects, objects, __ATOMIC_RELAXED);
+    bioSubmit(BIO_LAZY_FREE, lazyfreeGenericJob, job);
+}
+
 unsigned long lazyfreePendingObjects(void) {
     return __atomic_load_n(&pending_objects, __ATOMIC_RELAXED);
 }
@@ -88,4 +113,6 @@ unsigned long long lazyfreeFreedObjects(void) {
     return __atomic_load_n(&freed_objects, __ATOMIC_RELAXED);
 }
 
-void lazyfreeResetStats(void) { __atomic_store_n(&freed_objects, 0, __ATOMIC_RELAXED); }
+void lazyfreeResetStats(void) {
+    __atomic_store_n(&freed_objects, 0, __ATOMIC_RELAXED);
+}

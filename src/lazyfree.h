@@ -22,6 +22,12 @@ size_t lazyfreePendingBytes(void);
  * handed over; the caller has already put empty dicts in their place. */
 void lazyfreeKeyspace(dict *keys, dict *expires);
 
+/* Free arg with fn on the lazy-free thread (the job owns arg), counted
+ * as `objects` in the INFO counters (SCRIPT/FUNCTION FLUSH ASYNC: an old
+ * Lua state). */
+typedef void lazyfreeFn(void *arg);
+void lazyfreeSubmit(lazyfreeFn *fn, void *arg, unsigned long objects);
+
 /* INFO memory: lazyfree_pending_objects and lazyfreed_objects. */
 unsigned long lazyfreePendingObjects(void);
 unsigned long long lazyfreeFreedObjects(void);

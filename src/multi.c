@@ -105,7 +105,13 @@ int multiQueueHasFlags(client *c, uint64_t flags) {
     return 0;
 }
 
-int multiQueueHasWrites(client *c) { return multiQueueHasFlags(c, CMD_WRITE | CMD_MAY_REPLICATE); }
+int multiQueueHasWrites(client *c) {
+    if (multiQueueHasFlags(c, CMD_WRITE | CMD_MAY_REPLICATE)) return 1;
+    multiCmd *q = c->mstate;
+    for (int j = 0; j < c->mstate_len; j++)
+        if (scriptCommandDeclaresWrite(q[j].cmd, q[j].argv, q[j].argc)) return 1;
+    return 0;
+}
 
 int multiQueueMayWrite(client *c) {
     multiCmd *q = c->mstate;

@@ -22,6 +22,7 @@
 #include "db.h"
 #include "dict.h"
 #include "evict.h"
+#include "function.h"
 #include "log.h"
 #include "propagate.h"
 #include "repl.h"
@@ -45,7 +46,7 @@ static void scriptBodyDestructor(dict *d, void *val) {
 static dictType scriptDictType = {
     dictSdsHash, NULL, NULL, dictSdsKeyCompare, dictSdsDestructor, scriptBodyDestructor, NULL};
 static dict *scripts;            /* sha -> body */
-static long long scripts_memory; /* bytes of the bodies */
+static long long scripts_memory; /* bytes of the bodies and shas */
 
 void scriptInit(void) {
     scripts = dictCreate(&scriptDictType);
@@ -73,8 +74,10 @@ static sds scriptBody(const char *sha) {
 long long scriptCacheCount(void) {
     return (long long)dictSize(scripts);
 }
+/* The bodies and their shas, and the dict holding them (Redis' count). */
 long long scriptCacheMemory(void) {
-    return scripts_memory;
+    return scripts_memory + (long long)(dictSize(scripts) * sizeof(dictEntry) +
+                                        dictSlots(scripts) * sizeof(dictEntry *));
 }
 
 /* Redis' flag names, in the order FUNCTION LIST shows them. */
@@ -148,27 +151,46 @@ static int scriptParseShebang(const char *body, size_t blen, int *flags, size_t 
 }
 
 /* Cache and compile body; its sha into sha[41]. 0, or -1 after replying. */
-int scriptCommandMayWrite(cairnCommand *cmd, robj **argv, int argc) {
+/* The shebang flags of the script an EVAL or EVALSHA (cmd) would run: 0
+ * with *flags, or -1 when it is not cached or its shebang is bad. */
+static int scriptCommandShebang(cairnCommand *cmd, robj **argv, int argc, int *flags) {
     const char *body = NULL;
-    size_t blen = 0;
-    if (cmd->proc == evalCommand && argc >= 2) {
+    if (argc < 2) return -1;
+    if (cmd->proc == evalCommand) {
         body = argv[1]->ptr;
-    } else if (cmd->proc == evalShaCommand && argc >= 2 && sdslen(argv[1]->ptr) == 40) {
+    } else if (sdslen(argv[1]->ptr) == 40) {
         char sha[41];
         const char *s = argv[1]->ptr;
         for (int j = 0; j < 40; j++) sha[j] = (char)tolower((unsigned char)s[j]);
         sha[40] = '\0';
         body = scriptBody(sha);
-    } else if (cmd->proc != evalCommand && cmd->proc != evalShaCommand)
-        return (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
-    if (!body) return 1; /* not cached: it may be anything */
-    blen = sdslen((sds)body);
-    int flags;
+    }
+    if (!body) return -1;
     size_t shebang;
     sds err = NULL;
-    int ok = scriptParseShebang(body, blen, &flags, &shebang, &err) == 0;
+    int ok = scriptParseShebang(body, sdslen((sds)body), flags, &shebang, &err) == 0;
     sdsfree(err);
-    return !ok || (flags & SCRIPT_FLAG_COMPAT) || !(flags & SCRIPT_FLAG_NO_WRITES);
+    return ok ? 0 : -1;
+}
+
+static int scriptIsEval(cairnCommand *cmd) {
+    return cmd->proc == evalCommand || cmd->proc == evalShaCommand;
+}
+
+int scriptCommandMayWrite(cairnCommand *cmd, robj **argv, int argc) {
+    if (!scriptIsEval(cmd)) return (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
+    int flags;
+    if (scriptCommandShebang(cmd, argv, argc, &flags) == -1) return 1; /* it may be anything */
+    return (flags & SCRIPT_FLAG_COMPAT) || !(flags & SCRIPT_FLAG_NO_WRITES);
+}
+
+int scriptCommandDeclaresWrite(cairnCommand *cmd, robj **argv, int argc) {
+    int flags;
+    if (scriptIsEval(cmd))
+        return scriptCommandShebang(cmd, argv, argc, &flags) == 0 &&
+               !(flags & SCRIPT_FLAG_COMPAT) && !(flags & SCRIPT_FLAG_NO_WRITES);
+    if (cmd->proc == fcallCommand && argc >= 2) return functionDeclaresWrite(argv[1]->ptr);
+    return 0;
 }
 
 static int scriptCreate(client *c, const char *body, size_t blen, char *sha) {
@@ -186,8 +208,9 @@ static int scriptCreate(client *c, const char *body, size_t blen, char *sha) {
         sdsfree(err);
         return -1;
     }
-    dictAdd(scripts, sdsnew(sha), sdsnewlen(body, blen));
-    scripts_memory += blen;
+    sds key = sdsnew(sha), val = sdsnewlen(body, blen);
+    dictAdd(scripts, key, val);
+    scripts_memory += (long long)(sdsAllocSize(key) + sdsAllocSize(val));
     return 0;
 }
 
@@ -402,10 +425,15 @@ void scriptCommand(client *c) {
             replyError(c, "ERR SCRIPT FLUSH only support SYNC|ASYNC option");
             return;
         }
-        /* The cache is small next to a keyspace: ASYNC frees it at once too. */
+        /* The bodies are small next to the Lua state, which the lazy-free
+         * thread closes under ASYNC (the default with
+         * lazyfree-lazy-user-flush), as Redis does. */
+        int async =
+            c->argc == 3 ? !strcasecmp(c->argv[2]->ptr, "async") : cfg.lazyfree_lazy_user_flush;
+        unsigned long n = dictSize(scripts);
         dictEmpty(scripts, NULL);
         scripts_memory = 0;
-        scriptLuaReset();
+        scriptLuaReset(async, n);
         replyOk(c);
     } else if (!strcasecmp(sub, "kill")) {
         scriptKill(c, 1);

@@ -47,6 +47,11 @@ int scriptIsBusy(void);
  * flags say, except for EVAL/EVALSHA, as in Redis: a script without a
  * shebang may; one with a shebang may unless it declares no-writes. */
 int scriptCommandMayWrite(cairnCommand *cmd, robj **argv, int argc);
+/* Does the EVAL/EVALSHA/FCALL run a script whose flags make it a write
+ * (a shebang or function without no-writes)? Redis counts those as write
+ * commands when queued, so EXEC of them is refused on a read-only replica
+ * (or without good replicas) before anything runs. */
+int scriptCommandDeclaresWrite(cairnCommand *cmd, robj **argv, int argc);
 /* The client whose script is running (NULL: none). */
 client *scriptCaller(void);
 /* INFO: cached scripts and the memory of their bodies. */

@@ -24,6 +24,7 @@
 #include "config.h"
 #include "db.h"
 #include "evict.h"
+#include "lazyfree.h"
 #include "log.h"
 #include "lua_cmsgpack.h"
 #include "propagate.h"
@@ -54,6 +55,17 @@ static scriptRun *current;
 static int lua_resp = 2; /* redis.setresp */
 /* Registry keys: the table of compiled functions and the set of read-only tables. */
 static char reg_funcs, reg_readonly, reg_globals, reg_errh;
+
+void luaRegistrySet(lua_State *L, void *key) {
+    lua_pushlightuserdata(L, key);
+    lua_insert(L, -2);
+    lua_rawset(L, LUA_REGISTRYINDEX);
+}
+
+void luaRegistryGet(lua_State *L, void *key) {
+    lua_pushlightuserdata(L, key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+}
 
 scriptRun *scriptLuaCurrent(void) {
     return current;
@@ -146,8 +158,7 @@ static int luaReadonlyNewindex(lua_State *L) {
 }
 
 static int luaGlobalsIndex(lua_State *L) {
-    lua_pushlightuserdata(L, &reg_globals);
-    lua_rawget(L, LUA_REGISTRYINDEX);
+    luaRegistryGet(L, &reg_globals);
     lua_pushvalue(L, 2);
     lua_rawget(L, -2);
     if (lua_isnil(L, -1)) {
@@ -176,8 +187,7 @@ static void luaPushReadonlyProxy(lua_State *L, int idx, lua_CFunction index) {
     lua_pushboolean(L, 0);
     lua_settable(L, -3);
     lua_setmetatable(L, -2);
-    lua_pushlightuserdata(L, &reg_readonly);
-    lua_rawget(L, LUA_REGISTRYINDEX);
+    luaRegistryGet(L, &reg_readonly);
     lua_pushvalue(L, -2);
     lua_pushboolean(L, 1);
     lua_rawset(L, -3);
@@ -201,8 +211,7 @@ static int luaLoadstring(lua_State *L) {
 }
 
 static int luaSetmetatable(lua_State *L) {
-    lua_pushlightuserdata(L, &reg_readonly);
-    lua_rawget(L, LUA_REGISTRYINDEX);
+    luaRegistryGet(L, &reg_readonly);
     lua_pushvalue(L, 1);
     lua_rawget(L, -2);
     if (lua_toboolean(L, -1)) {
@@ -535,7 +544,10 @@ static const char *luaCallDenied(scriptRun *run, cairnCommand *cmd, robj **argv,
      * Redis: a read-only script is then safe to run under CLIENT PAUSE WRITE. */
     if (run->readonly && (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)))
         return "Write commands are not allowed from read-only scripts.";
-    if (cmd->flags & CMD_WRITE) {
+    /* Once the script wrote, a state that changed meanwhile (a replica
+     * gone under min-replicas-to-write, a failed save) does not stop it
+     * half-way, as in Redis. */
+    if ((cmd->flags & CMD_WRITE) && !run->wrote) {
         if (rdbWritesDenied()) {
             snprintf(buf, sizeof(buf), "-%s", RDB_MISCONF_ERROR);
             return buf;
@@ -644,6 +656,8 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
     else
         err = luaCallDenied(run, cmd, argv, argc);
     if (err) {
+        /* Refused before it ran: INFO commandstats counts it as Redis does. */
+        if (cmd && cmd->proc) cmd->rejected_calls++;
         luaFreeArgv(argv, argc);
         if (raise) return luaRaise(L, err);
         luaPushErrorTable(L, err, strlen(err));
@@ -853,16 +867,13 @@ lua_State *scriptLuaNewState(void) {
     luaOpenLib(L, "bit", luaopen_bit);
     luaOpenLib(L, "cmsgpack", luaopen_cairn_cmsgpack);
     luaOpenLib(L, "struct", luaopen_cairn_struct);
-    lua_pushlightuserdata(L, &reg_readonly);
     lua_newtable(L);
-    lua_rawset(L, LUA_REGISTRYINDEX);
-    lua_pushlightuserdata(L, &reg_funcs);
+    luaRegistrySet(L, &reg_readonly);
     lua_newtable(L);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    luaRegistrySet(L, &reg_funcs);
     /* One error handler for every run (pushing a C function allocates). */
-    lua_pushlightuserdata(L, &reg_errh);
     lua_pushcfunction(L, luaErrorHandler);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    luaRegistrySet(L, &reg_errh);
     /* What scripts may not reach. */
     const char *removed[] = {"loadfile", "dofile", "print",   "newproxy", "setfenv",
                              "getfenv",  "module", "require", NULL};
@@ -917,9 +928,8 @@ lua_State *scriptLuaNewState(void) {
      * table itself (the VM follows it without a C call, which every
      * redis.call's `redis` would pay), whose own __index raises. */
     lua_pushvalue(L, LUA_GLOBALSINDEX);
-    lua_pushlightuserdata(L, &reg_globals);
-    lua_pushvalue(L, -2);
-    lua_rawset(L, LUA_REGISTRYINDEX);
+    lua_pushvalue(L, -1);
+    luaRegistrySet(L, &reg_globals);
     lua_newtable(L);
     lua_pushcfunction(L, luaGlobalsIndex);
     lua_setfield(L, -2, "__index");
@@ -933,10 +943,9 @@ lua_State *scriptLuaNewState(void) {
     lua_pushstring(L, "_G");
     lua_pushvalue(L, -2);
     lua_rawset(L, -4);
-    lua_pushlightuserdata(L, &reg_funcs);
-    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -1);
     lua_setfield(L, LUA_REGISTRYINDEX, "cairn_env");
-    lua_pop(L, 3);
+    lua_pop(L, 2);
     return L;
 }
 
@@ -951,9 +960,23 @@ void scriptLuaInit(void) {
     luaBuildState();
 }
 
-void scriptLuaReset(void) {
-    lua_close(lua);
+static void luaCloseJob(void *arg) {
+    lua_close(arg);
+}
+
+void scriptLuaClose(lua_State *L, int async, unsigned long objects) {
+    /* Nothing else refers to a state once it is replaced: the lazy-free
+     * thread may take it (Lua allocates with the thread-safe malloc). */
+    if (async)
+        lazyfreeSubmit(luaCloseJob, L, objects);
+    else
+        lua_close(L);
+}
+
+void scriptLuaReset(int async, unsigned long objects) {
+    lua_State *old = lua;
     luaBuildState();
+    scriptLuaClose(old, async, objects);
 }
 
 sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t shebang_len) {
@@ -966,8 +989,7 @@ sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t sheba
     }
     lua_getfield(L, LUA_REGISTRYINDEX, "cairn_env");
     lua_setfenv(L, -2);
-    lua_pushlightuserdata(L, &reg_funcs);
-    lua_rawget(L, LUA_REGISTRYINDEX);
+    luaRegistryGet(L, &reg_funcs);
     lua_pushstring(L, sha);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
@@ -978,8 +1000,7 @@ sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t sheba
 static void luaPushArray(lua_State *L, robj **elev, int n);
 static void luaSetArray(lua_State *L, const char *name, robj **elev, int n) {
     luaPushArray(L, elev, n);
-    lua_pushlightuserdata(L, &reg_globals);
-    lua_rawget(L, LUA_REGISTRYINDEX);
+    luaRegistryGet(L, &reg_globals);
     lua_pushstring(L, name);
     lua_pushvalue(L, -3);
     lua_rawset(L, -3);
@@ -987,8 +1008,7 @@ static void luaSetArray(lua_State *L, const char *name, robj **elev, int n) {
 }
 
 void scriptLuaRun(scriptRun *run, robj **keys, int nkeys, robj **args, int nargs) {
-    lua_pushlightuserdata(lua, &reg_funcs);
-    lua_rawget(lua, LUA_REGISTRYINDEX);
+    luaRegistryGet(lua, &reg_funcs);
     lua_getfield(lua, -1, run->sha);
     lua_remove(lua, -2);
     scriptLuaCall(lua, run, keys, nkeys, args, nargs);
@@ -1008,8 +1028,7 @@ static void luaPushArray(lua_State *L, robj **elev, int n) {
 
 void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **args, int nargs) {
     client *c = run->caller;
-    lua_pushlightuserdata(L, &reg_errh);
-    lua_rawget(L, LUA_REGISTRYINDEX);
+    luaRegistryGet(L, &reg_errh);
     lua_insert(L, -2);
     int nparams = 0;
     if (run->function) { /* FCALL: function(keys, args) */

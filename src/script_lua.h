@@ -36,19 +36,26 @@ typedef struct scriptRun {
 } scriptRun;
 
 void scriptLuaInit(void);
-/* Drop every compiled function (SCRIPT FLUSH): a fresh state. */
-void scriptLuaReset(void);
+/* Drop every compiled function (SCRIPT FLUSH): a fresh state; the old one
+ * is closed at once or (async) on the lazy-free thread, counted there as
+ * `objects`. */
+void scriptLuaReset(int async, unsigned long objects);
+typedef struct lua_State lua_State;
+void scriptLuaClose(lua_State *L, int async, unsigned long objects);
 /* Compile body as f_<sha>; NULL, or the error text (caller frees). The
  * shebang line (shebang_len bytes) is skipped, its newline kept. */
 sds scriptLuaCompile(const char *sha, const char *body, size_t len, size_t shebang_len);
 /* Run f_<sha> with KEYS/ARGV; the reply goes to run->caller. */
 void scriptLuaRun(scriptRun *run, robj **keys, int nkeys, robj **args, int nargs);
 /* A new state with the sandbox and redis.* (FUNCTION's state is one). */
-typedef struct lua_State lua_State;
 lua_State *scriptLuaNewState(void);
 /* Run the function at the top of L's stack (popped) as run, with KEYS and
  * ARGV; the reply goes to run->caller. */
 void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **args, int nargs);
+/* registry[key] = the value at the top of L's stack (popped); push
+ * registry[key]. Keys are addresses of the module's own statics. */
+void luaRegistrySet(lua_State *L, void *key);
+void luaRegistryGet(lua_State *L, void *key);
 /* DEBUG SET-DISABLE-DENY-SCRIPTS <0|1>. */
 void scriptLuaAllowNoscript(int on);
 /* Bytes the Lua state holds (INFO used_memory_lua). */

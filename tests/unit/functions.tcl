@@ -333,4 +333,57 @@ test "MONITOR shows the FCALL first, then its commands from 'lua'" {
     close_client $m
 }
 
+test "INFO memory counts the libraries: used_memory_functions, number_of_functions/libraries (both servers)" {
+    foreach conn [list $c $rc] {
+        r $conn FUNCTION FLUSH
+        set empty [info_field $conn used_memory_functions memory]
+        assert_equal 0 [info_field $conn number_of_functions memory]
+        assert_equal 0 [info_field $conn number_of_libraries memory]
+        set body ""
+        for {set i 0} {$i < 20} {incr i} {
+            append body "redis.register_function{function_name='mf$i', callback=function() return $i end, description='function number $i'}\n"
+        }
+        r $conn FUNCTION LOAD [lib memlib $body]
+        r $conn FUNCTION LOAD [lib memlib2 {redis.register_function('one', function() return 1 end)}]
+        assert_equal 21 [info_field $conn number_of_functions memory]
+        assert_equal 2 [info_field $conn number_of_libraries memory]
+        set full [info_field $conn used_memory_functions memory]
+        assert {$full > $empty + 20 * 40} "used_memory_functions $empty -> $full"
+        assert {[info_field $conn used_memory_vm_functions memory] > 0}
+        assert_equal [expr {[info_field $conn used_memory_scripts_eval memory] + $full}] [info_field $conn used_memory_scripts memory]
+        set stats [r $conn FUNCTION STATS]
+        assert_equal {libraries_count 2 functions_count 21} [dict get [dict get $stats engines] LUA]
+        r $conn FUNCTION DELETE memlib
+        assert {[info_field $conn used_memory_functions memory] < $full}
+        assert_equal 1 [info_field $conn number_of_functions memory]
+        r $conn FUNCTION FLUSH
+        assert_equal $empty [info_field $conn used_memory_functions memory]
+    }
+}
+
+test "FUNCTION FLUSH ASYNC frees the old state on the lazy-free thread; SYNC at once (both servers)" {
+    set body ""
+    for {set i 0} {$i < 100} {incr i} { append body "redis.register_function('af$i', function() return $i end)\n" }
+    foreach conn [list $c $rc] {
+        r $conn FUNCTION FLUSH SYNC
+        r $conn CONFIG RESETSTAT
+        r $conn FUNCTION LOAD [lib asynclib $body]
+        assert_equal OK [r $conn FUNCTION FLUSH ASYNC]
+        wait_for {[info_field $conn lazyfreed_objects memory] == 100} 5000 "lazyfreed_objects"
+        assert_equal 0 [info_field $conn number_of_functions memory]
+        r $conn FUNCTION LOAD [lib asynclib $body]
+        assert_equal OK [r $conn FUNCTION FLUSH SYNC]
+        assert_equal 100 [info_field $conn lazyfreed_objects memory]
+        r $conn CONFIG SET lazyfree-lazy-user-flush yes
+        r $conn FUNCTION LOAD [lib asynclib $body]
+        assert_equal OK [r $conn FUNCTION FLUSH]
+        wait_for {[info_field $conn lazyfreed_objects memory] == 200} 5000 "lazyfreed_objects"
+        r $conn CONFIG SET lazyfree-lazy-user-flush no
+        r $conn FUNCTION LOAD [lib asynclib $body]
+        assert_equal 7 [r $conn FCALL af7 0] "functions run in the new state"
+        assert_equal OK [r $conn FUNCTION FLUSH]
+        assert_equal 200 [info_field $conn lazyfreed_objects memory]
+    }
+}
+
 finish

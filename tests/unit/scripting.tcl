@@ -260,4 +260,94 @@ test "a replica and the AOF get the script's effects" {
     assert_equal 10 [r $mc GET n]
 }
 
+test "a command refused inside a script counts in rejected_calls, not calls (both servers)" {
+    foreach conn [list $c $rc] {
+        r $conn CONFIG RESETSTAT
+        assert_error "*Write commands are not allowed from read-only scripts*" {r $conn EVAL_RO {return redis.call('set','x','y')} 1 x}
+        assert_match "*cmdstat_set:calls=0,*rejected_calls=1,failed_calls=0*" [r $conn INFO commandstats]
+        assert_match "*cmdstat_eval_ro:calls=1,*rejected_calls=0,failed_calls=1*" [r $conn INFO commandstats]
+        # a refusal redis.pcall catches counts too
+        r $conn EVAL_RO {redis.pcall('set','x','y') return 1} 1 x
+        assert_match "*cmdstat_set:calls=0,*rejected_calls=2,*" [r $conn INFO commandstats]
+    }
+}
+
+test "SCRIPT FLUSH ASYNC hands the old state to the lazy-free thread; SYNC frees it at once (both servers)" {
+    foreach conn [list $c $rc] {
+        r $conn SCRIPT FLUSH SYNC
+        for {set i 0} {$i < 100} {incr i} { r $conn SCRIPT LOAD "return $i" }
+        assert_equal 100 [info_field $conn number_of_cached_scripts memory]
+        assert {[info_field $conn used_memory_scripts_eval memory] > 100 * 40}
+        r $conn CONFIG RESETSTAT
+        assert_equal OK [r $conn SCRIPT FLUSH ASYNC]
+        wait_for {[info_field $conn lazyfreed_objects memory] == 100} 5000 "lazyfreed_objects"
+        assert_equal 0 [info_field $conn number_of_cached_scripts memory]
+        assert_equal 0 [info_field $conn used_memory_scripts_eval memory]
+        for {set i 0} {$i < 100} {incr i} { r $conn SCRIPT LOAD "return $i" }
+        assert_equal OK [r $conn SCRIPT FLUSH SYNC]
+        assert_equal 100 [info_field $conn lazyfreed_objects memory]
+        # no argument: lazyfree-lazy-user-flush decides
+        r $conn CONFIG SET lazyfree-lazy-user-flush yes
+        for {set i 0} {$i < 100} {incr i} { r $conn SCRIPT LOAD "return $i" }
+        assert_equal OK [r $conn SCRIPT FLUSH]
+        wait_for {[info_field $conn lazyfreed_objects memory] == 200} 5000 "lazyfreed_objects"
+        r $conn CONFIG SET lazyfree-lazy-user-flush no
+        for {set i 0} {$i < 100} {incr i} { r $conn SCRIPT LOAD "return $i" }
+        assert_equal OK [r $conn SCRIPT FLUSH]
+        assert_equal 200 [info_field $conn lazyfreed_objects memory]
+        assert_equal 1 [r $conn EVAL "return 1" 0] "the new state runs scripts"
+    }
+}
+
+# A primary and a replica of the given binary.
+proc script_pair {bin} {
+    set p [start_server -binary $bin -config {repl-diskless-sync-delay 0}]
+    set s [start_server -binary $bin]
+    set sc [client $s]
+    repl_attach $sc $p
+    return [list $p $s [client $p] $sc]
+}
+
+test "a script that wrote keeps writing when the replicas drop under min-replicas-to-write (both servers)" {
+    foreach bin [list $::cairn(server) $::cairn(reference)] {
+        lassign [script_pair $bin] p s pc sc
+        repl_wait_online $pc 1
+        r $pc CONFIG SET min-replicas-to-write 1
+        r $pc CONFIG SET busy-reply-threshold 10
+        set long [client $p]
+        send_cmd $long EVAL {redis.call('set','x','before')
+            while not string.match(redis.call('info','replication'), 'connected_slaves:0') do end
+            return redis.call('set','x','after')} 0
+        wait_for {[catch {r $pc PING} e] && [string match BUSY* $e]} 5000 "BUSY reply"
+        kill_server $s
+        assert_equal OK [read_reply $long]
+        r $pc CONFIG SET min-replicas-to-write 0
+        assert_equal after [r $pc GET x]
+        # a script that has not written yet is refused at its first write
+        r $pc CONFIG SET min-replicas-to-write 1
+        assert_error "NOREPLICAS *" {r $pc EVAL {return redis.call('set','x','y')} 0}
+        kill_server $p
+    }
+}
+
+test "EXEC of a queued shebang script without no-writes is refused on a read-only replica (both servers)" {
+    foreach bin [list $::cairn(server) $::cairn(reference)] {
+        lassign [script_pair $bin] p s pc sc
+        r $sc REPLICAOF NO ONE
+        r $sc SET x 1
+        set a [client $s]
+        set b [client $s]
+        r $a MULTI
+        r $a EVAL "#!lua\nreturn 1" 0
+        r $b MULTI
+        r $b EVAL {redis.call('set','x',2) return 1} 0
+        repl_attach $sc $p
+        assert_error "EXECABORT Transaction discarded because of: READONLY *" {r $a EXEC}
+        # no shebang: EVAL is no write command itself, its SET is refused inside
+        assert_match "*READONLY You can't write against a read only replica. script: *" [rraw $b EXEC]
+        kill_server $s
+        kill_server $p
+    }
+}
+
 finish
