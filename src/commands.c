@@ -632,6 +632,18 @@ static int commandRunsReadOnlyScript(cairnCommand *cmd) {
  * they count as the inner command's failure, not the outer one's. */
 static long long nested_errors;
 
+void commandCountScriptRefusal(cairnCommand *cmd, const char *err, size_t len) {
+    if (cmd) cmd->rejected_calls++;
+    if (len && err[0] == '-') {
+        replyErrorCount(err + 1, len - 1);
+    } else {
+        sds e = sdscatlen(sdsnew("ERR "), err, len);
+        replyErrorCount(e, sdslen(e));
+        sdsfree(e);
+    }
+    nested_errors++;
+}
+
 void commandRunProc(client *c, cairnCommand *cmd) {
     c->cmd = c->realcmd = c->lastcmd = cmd;
     server.cmd_time_snapshot = mstime();

@@ -124,6 +124,11 @@ cairnCommand *commandLookupByName(const char *name);
 int commandsApplyRenames(const char **err); /* cfg.rename_command, after commandsInit */
 int commandProcess(client *c);
 void commandCall(client *c);
+/* A command a script's checks refused before it ran (err: "-CODE msg", or
+ * a message for ERR): counted as Redis counts it, in cmd's rejected_calls
+ * (cmd may be NULL) and the error stats, as an error of the script's
+ * inner command, not of the script (its failed_calls). */
+void commandCountScriptRefusal(cairnCommand *cmd, const char *err, size_t len);
 /* Only cmd's proc on c's argv, as the AOF loader runs a command: no ACL,
  * statistics, slowlog, MONITOR or propagation (tests/fuzz runs them so too). */
 void commandRunProc(client *c, cairnCommand *cmd);

@@ -132,7 +132,7 @@ static void replyErrorOnReplicationLink(client *c, const char *msg, size_t len) 
     }
 }
 
-void replyErrorLen(client *c, const char *msg, size_t len) {
+static void replyErrorWrite(client *c, const char *msg, size_t len) {
     replyRaw(c, "-", 1);
     /* An error must stay on one line or the stream desyncs; user input
      * quoted in errors may contain newlines. */
@@ -150,12 +150,22 @@ void replyErrorLen(client *c, const char *msg, size_t len) {
         left -= run;
     }
     replyRaw(c, "\r\n", 2);
+    if (c->flags & (CLIENT_MASTER | CLIENT_REPLICA)) replyErrorOnReplicationLink(c, msg, len);
+}
+
+void replyErrorCount(const char *msg, size_t len) {
     server.stat_total_error_replies++;
     size_t codelen = 0;
     while (codelen < len && msg[codelen] != ' ') codelen++;
     errorStatIncr(msg, codelen);
-    if (c->flags & (CLIENT_MASTER | CLIENT_REPLICA)) replyErrorOnReplicationLink(c, msg, len);
 }
+
+void replyErrorLen(client *c, const char *msg, size_t len) {
+    replyErrorWrite(c, msg, len);
+    replyErrorCount(msg, len);
+}
+
+void replyErrorLenNoStats(client *c, const char *msg, size_t len) { replyErrorWrite(c, msg, len); }
 
 void replyError(client *c, const char *msg) { replyErrorLen(c, msg, strlen(msg)); }
 

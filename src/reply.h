@@ -54,6 +54,11 @@ void replyNullArray(struct client *c);
  * without the leading '-'. Newlines in msg are replaced by spaces. */
 void replyError(struct client *c, const char *msg);
 void replyErrorLen(struct client *c, const char *msg, size_t len);
+/* An error already counted where it arose (a script's redis.call error
+ * passed on to the script's caller): written, not counted again. */
+void replyErrorLenNoStats(struct client *c, const char *msg, size_t len);
+/* Count an error as replied (total_error_replies, errorstats by code). */
+void replyErrorCount(const char *msg, size_t len);
 void replyErrorFormat(struct client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void replyErrorArity(struct client *c);
 void replyErrorSyntax(struct client *c);

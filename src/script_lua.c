@@ -114,6 +114,28 @@ static void luaPushErrorTable(lua_State *L, const char *e, size_t len) {
     sdsfree(msg);
 }
 
+/* An error table (at the top) whose error was counted where it arose
+ * (a command's reply, a refusal): Redis' field name, which scripts see. */
+static void luaMarkCounted(lua_State *L) {
+    lua_pushstring(L, "ignore_error_stats_update");
+    lua_pushboolean(L, 1);
+    lua_settable(L, -3);
+}
+
+/* Reply the error of the table at the top of L to c: counted unless it
+ * was already (then only the script's failed_calls), as in Redis. */
+static void luaReplyError(client *c, lua_State *L, const char *msg, size_t len) {
+    lua_getfield(L, -1, "ignore_error_stats_update");
+    int counted = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (!counted) {
+        replyErrorLen(c, msg, len);
+        return;
+    }
+    replyErrorLenNoStats(c, msg, len);
+    if (c->cmd) c->cmd->failed_calls++;
+}
+
 static int luaRaise(lua_State *L, const char *e) {
     luaPushErrorTable(L, e, strlen(e));
     return lua_error(L);
@@ -302,6 +324,7 @@ static const char *respParseToLua(lua_State *L, const char *p, const char *end, 
             lua_pushstring(L, "err");
             lua_pushlstring(L, p, len);
             lua_settable(L, -3);
+            luaMarkCounted(L); /* the command's own reply counted it */
             return next;
         }
         case ':':
@@ -427,8 +450,8 @@ static void luaReplyTo(client *c, lua_State *L, int depth) {
             if (luaGetTyped(L, "err", LUA_TSTRING)) {
                 size_t len;
                 const char *s = lua_tolstring(L, -1, &len);
-                replyErrorLen(c, s, len);
                 lua_pop(L, 1);
+                luaReplyError(c, L, s, len);
                 break;
             }
             if (luaGetTyped(L, "ok", LUA_TSTRING)) {
@@ -656,11 +679,13 @@ static int luaRedisGenericCommand(lua_State *L, int raise) {
     else
         err = luaCallDenied(run, cmd, argv, argc);
     if (err) {
-        /* Refused before it ran: INFO commandstats counts it as Redis does. */
-        if (cmd && cmd->proc) cmd->rejected_calls++;
+        /* Refused before it ran: counted here, as Redis counts it, and
+         * not again when the script passes the error on. */
+        commandCountScriptRefusal(cmd && cmd->proc ? cmd : NULL, err, strlen(err));
         luaFreeArgv(argv, argc);
-        if (raise) return luaRaise(L, err);
         luaPushErrorTable(L, err, strlen(err));
+        luaMarkCounted(L);
+        if (raise) return lua_error(L);
         return 1;
     }
     if (cmd->flags & CMD_WRITE) run->wrote = 1;
@@ -1056,9 +1081,9 @@ void scriptLuaCall(lua_State *L, scriptRun *run, robj **keys, int nkeys, robj **
             if (lua_tostring(L, -2) && lua_isnumber(L, -1))
                 e = sdscatprintf(e, " script: %s, on %s:%d.", run->sha, lua_tostring(L, -2),
                                  (int)lua_tointeger(L, -1));
-            replyErrorLen(c, e, sdslen(e));
-            sdsfree(e);
             lua_pop(L, 3);
+            luaReplyError(c, L, e, sdslen(e));
+            sdsfree(e);
         } else {
             replyErrorFormat(c, "ERR Error running script %s, %.100s", run->sha,
                              lua_tostring(L, -1) ? lua_tostring(L, -1) : "execution failure");

@@ -260,15 +260,35 @@ test "a replica and the AOF get the script's effects" {
     assert_equal 10 [r $mc GET n]
 }
 
-test "a command refused inside a script counts in rejected_calls, not calls (both servers)" {
+test "a command refused inside a script counts in rejected_calls, errors count once (both servers)" {
     foreach conn [list $c $rc] {
         r $conn CONFIG RESETSTAT
         assert_error "*Write commands are not allowed from read-only scripts*" {r $conn EVAL_RO {return redis.call('set','x','y')} 1 x}
         assert_match "*cmdstat_set:calls=0,*rejected_calls=1,failed_calls=0*" [r $conn INFO commandstats]
         assert_match "*cmdstat_eval_ro:calls=1,*rejected_calls=0,failed_calls=1*" [r $conn INFO commandstats]
-        # a refusal redis.pcall catches counts too
+        assert_equal 1 [info_field $conn total_error_replies stats] "counted once, not again as the script's error"
+        assert_match "*errorstat_ERR:count=1*" [r $conn INFO errorstats]
+        # a refusal redis.pcall catches counts too, the script did not fail
         r $conn EVAL_RO {redis.pcall('set','x','y') return 1} 1 x
         assert_match "*cmdstat_set:calls=0,*rejected_calls=2,*" [r $conn INFO commandstats]
+        assert_match "*cmdstat_eval_ro:calls=2,*rejected_calls=0,failed_calls=1*" [r $conn INFO commandstats]
+        assert_equal 2 [info_field $conn total_error_replies stats]
+        # a command's own error raised through the script: once too
+        r $conn CONFIG RESETSTAT
+        assert_error "ERR DB index is out of range*" {r $conn EVAL {return redis.call('select',99)} 0}
+        assert_equal 1 [info_field $conn total_error_replies stats]
+        assert_match "*cmdstat_select:calls=1,*rejected_calls=0,failed_calls=1*" [r $conn INFO commandstats]
+        assert_match "*cmdstat_eval:calls=1,*rejected_calls=0,failed_calls=1*" [r $conn INFO commandstats]
+        # returned by pcall as the script's reply: the script failed, the error counts once
+        r $conn CONFIG RESETSTAT
+        assert_error "ERR DB index is out of range*" {r $conn EVAL {return redis.pcall('select',99)} 0}
+        assert_equal 1 [info_field $conn total_error_replies stats]
+        assert_match "*cmdstat_eval:calls=1,*rejected_calls=0,failed_calls=1*" [r $conn INFO commandstats]
+        # an error made in Lua counts as the script's
+        r $conn CONFIG RESETSTAT
+        assert_error "MY_CODE x*" {r $conn EVAL {return redis.error_reply('MY_CODE x')} 0}
+        assert_match "*errorstat_MY_CODE:count=1*" [r $conn INFO errorstats]
+        assert_match "*cmdstat_eval:calls=1,*rejected_calls=0,failed_calls=1*" [r $conn INFO commandstats]
     }
 }
 
