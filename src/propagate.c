@@ -17,6 +17,12 @@
 
 #define STREAM_BLOCK_SIZE (16 * 1024)
 
+/* The paths of marks (redis.set_repl) are kept out of line, so that the
+ * writer and the readers of unmarked blocks (all of them, without
+ * set_repl) stay as lean as they were: inlined, they would cost every call
+ * register saves. */
+#define STREAM_COLD __attribute__((noinline, cold))
+
 /* Inside EXEC the first propagated write is preceded by MULTI and, if any
  * was, EXEC closes the unit: consumers apply the transaction atomically. */
 static int in_transaction, multi_emitted;
@@ -104,7 +110,7 @@ static size_t marksSkippedBefore(const streamBlock *b, size_t pos, int need) {
 }
 
 /* len bytes just written at b->buf[from] are for stream.targets only. */
-static void streamMarkAppended(streamBlock *b, size_t from, size_t len) {
+static STREAM_COLD void streamMarkAppended(streamBlock *b, size_t from, size_t len) {
     streamMarks *ms = b->marks;
     if (ms && ms->n && ms->m[ms->n - 1].to == from && ms->m[ms->n - 1].targets == stream.targets) {
         ms->m[ms->n - 1].to += len;
@@ -276,7 +282,7 @@ static void propagateLocal(int dbid, robj **argv, int argc) {
  * those of them whose database differs (dbid -1: none). Each kind of
  * reader has its own selected database once a script wrote for one only,
  * so a SELECT may be marked for fewer readers than its command. */
-static void propagateEmit(int dbid, robj **argv, int argc, int targets) {
+static STREAM_COLD void propagateEmitMarked(int dbid, robj **argv, int argc, int targets) {
     encBuf e;
     e.len = 0;
     int sel = 0;
@@ -296,6 +302,20 @@ static void propagateEmit(int dbid, robj **argv, int argc, int targets) {
     stream.targets = targets;
     encCommand(&e, argv, argc);
     stream.targets = STREAM_TO_ALL;
+}
+
+static void propagateEmit(int dbid, robj **argv, int argc, int targets) {
+    if (targets != STREAM_TO_ALL || stream.last_dbid != stream.aof_dbid) {
+        propagateEmitMarked(dbid, argv, argc, targets);
+        return;
+    }
+    encBuf e;
+    e.len = 0;
+    if (dbid >= 0 && dbid != stream.last_dbid) {
+        encSelect(&e, dbid);
+        stream.last_dbid = stream.aof_dbid = dbid;
+    }
+    encCommand(&e, argv, argc);
 }
 
 static void propagateEmitName(int dbid, const char *name, int targets) {
@@ -460,37 +480,56 @@ void streamCursorDetach(streamCursor *cur) {
     streamTrim();
 }
 
-int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max) {
-    int n = 0;
-    size_t pos = cur->pos;
-    for (streamBlock *b = cur->block; b && n < max; b = b->next) {
+/* Peek from block b on, once a marked block is reached: the runs each
+ * block has for this reader. A tail call of streamCursorPeek's, so the
+ * loop over unmarked blocks needs no registers saved. */
+static STREAM_COLD int streamPeekMarked(const streamCursor *cur, streamBlock *b, size_t pos,
+                                        struct iovec *iov, int n, int max) {
+    int need = readerNeeds(cur->reader);
+    for (; b && n < max; b = b->next, pos = 0) {
         if (!b->marks) {
             if (b->used > pos) {
                 iov[n].iov_base = b->buf + pos;
                 iov[n].iov_len = b->used - pos;
                 n++;
             }
-        } else {
-            int need = readerNeeds(cur->reader);
-            while (n < max && (pos = marksSkip(b, pos, need)) < b->used) {
-                size_t end = marksRunEnd(b, pos, need);
-                iov[n].iov_base = b->buf + pos;
-                iov[n].iov_len = end - pos;
-                n++;
-                pos = end;
-            }
+            continue;
+        }
+        while (n < max && (pos = marksSkip(b, pos, need)) < b->used) {
+            size_t end = marksRunEnd(b, pos, need);
+            iov[n].iov_base = b->buf + pos;
+            iov[n].iov_len = end - pos;
+            n++;
+            pos = end;
+        }
+    }
+    return n;
+}
+
+int streamCursorPeek(streamCursor *cur, struct iovec *iov, int max) {
+    int n = 0;
+    size_t pos = cur->pos;
+    for (streamBlock *b = cur->block; b && n < max; b = b->next) {
+        if (b->marks) return streamPeekMarked(cur, b, pos, iov, n, max);
+        if (b->used > pos) {
+            iov[n].iov_base = b->buf + pos;
+            iov[n].iov_len = b->used - pos;
+            n++;
         }
         pos = 0;
     }
     return n;
 }
 
-void streamCursorAdvance(streamCursor *cur, size_t n) {
+/* Advance from a marked block on: n counts only the bytes the reader
+ * reads, the ranges it skips are passed over. A tail call of
+ * streamCursorAdvance's, for the same reason as streamPeekMarked. */
+static STREAM_COLD void streamAdvanceMarked(streamCursor *cur, size_t n) {
+    int need = readerNeeds(cur->reader);
     while (n) {
         streamBlock *b = cur->block;
         size_t pos = cur->pos, end = b->used;
-        if (b->marks) { /* n counts only the bytes this reader reads */
-            int need = readerNeeds(cur->reader);
+        if (b->marks) {
             pos = marksSkip(b, pos, need);
             end = pos < b->used ? marksRunEnd(b, pos, need) : b->used;
         }
@@ -504,6 +543,27 @@ void streamCursorAdvance(streamCursor *cur, size_t n) {
             cur->pos = end;
             continue;
         }
+        b->refcount--;
+        cur->block = b->next;
+        cur->block->refcount++;
+        cur->pos = 0;
+    }
+    streamTrim();
+}
+
+void streamCursorAdvance(streamCursor *cur, size_t n) {
+    while (n) {
+        streamBlock *b = cur->block;
+        if (b->marks) {
+            streamAdvanceMarked(cur, n);
+            return;
+        }
+        size_t avail = b->used - cur->pos;
+        if (n < avail || (n == avail && b->next == NULL)) {
+            cur->pos += n;
+            return;
+        }
+        n -= avail;
         /* Move to the next block; the reference moves with us. */
         b->refcount--;
         cur->block = b->next;
@@ -513,13 +573,21 @@ void streamCursorAdvance(streamCursor *cur, size_t n) {
     streamTrim();
 }
 
+static STREAM_COLD long long streamOffsetMarked(const streamCursor *cur) {
+    const streamBlock *b = cur->block;
+    int aof = cur->reader == STREAM_READER_AOF;
+    long long off =
+        b->start_offset + (long long)cur->pos -
+        (long long)marksSkippedBefore(b, cur->pos, aof ? STREAM_TO_AOF : STREAM_TO_REPLICAS);
+    return aof ? off + b->aof_delta : off;
+}
+
 long long streamCursorOffset(const streamCursor *cur) {
     const streamBlock *b = cur->block;
-    long long off = b->start_offset + (long long)cur->pos;
-    int aof = cur->reader == STREAM_READER_AOF;
-    if (b->marks)
-        off -= (long long)marksSkippedBefore(b, cur->pos, aof ? STREAM_TO_AOF : STREAM_TO_REPLICAS);
-    return aof ? off + b->aof_delta : off;
+    if (b->marks) return streamOffsetMarked(cur);
+    /* aof_delta is 0 but for an AOF reader after a script's set_repl */
+    return b->start_offset + (long long)cur->pos +
+           (cur->reader == STREAM_READER_AOF ? b->aof_delta : 0);
 }
 
 /* The position in b of replication offset b->start_offset + want. */
