@@ -884,8 +884,12 @@ void syncCommand(client *c) {
         return;
     }
     /* Without a delay to collect more replicas, start right away rather
-     * than at the next cron tick. */
-    if (!snap.active && (!cfg.repl_diskless_sync || cfg.repl_diskless_sync_delay == 0)) replSnapshotStart();
+     * than at the next cron tick. A replica without capa eof (the old SYNC,
+     * or a bare PSYNC from a tool or client library) gets a disk snapshot,
+     * which Redis starts at once: +FULLRESYNC comes back straight away. */
+    if (!snap.active &&
+        (!cfg.repl_diskless_sync || cfg.repl_diskless_sync_delay == 0 || !(l->capa & REPL_CAPA_EOF)))
+        replSnapshotStart();
     else if (!snap.active && snap.start_wait_ms == 0) snap.start_wait_ms = server.unixtime_ms;
 }
 
@@ -1307,12 +1311,18 @@ void replCron(void) {
         decrRefCount(ping);
     }
     clientBufferLimit *lim = &cfg.client_obuf_limits[CLIENT_TYPE_REPLICA];
+    /* Once a second, as Redis: a quick snapshot then reaches a bare SYNC or
+     * PSYNC (client libraries' sync()/psync()) with no newline before it. */
+    static time_t last_keepalive;
+    int keepalive = now != last_keepalive;
+    if (keepalive) last_keepalive = now;
     for (int j = 0; j < nreplicas; j++) {
         client *c = replicas[j];
         replicaLink *l = c->repl;
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
         /* Keep-alive while the snapshot is made: the replica would time out. */
-        if (l->state == RS_WAIT_BGSAVE_START || (l->state == RS_WAIT_BGSAVE_END && !snap.diskless)) {
+        if (keepalive &&
+            (l->state == RS_WAIT_BGSAVE_START || (l->state == RS_WAIT_BGSAVE_END && !snap.diskless))) {
             replyBegin(c);
             replyRaw(c, "\n", 1);
         }

@@ -163,6 +163,15 @@ static cairnCommand memorySubcommands[] = {
     CMD("help", memoryCommand, 2, L | S, 0, 0, 0, 0, "Show helpful text about the different subcommands", "4.0.0", "server"),
     END};
 
+#define MOD_ADM (A | NS | CMD_NO_ASYNC_LOADING)
+static cairnCommand moduleSubcommands[] = {
+    CMD("list", moduleCommand, 2, A | NS, 0, 0, 0, 0, "List all modules loaded by the server", "4.0.0", "server", TIPS("nondeterministic_output_order")),
+    CMD("load", moduleCommand, -3, MOD_ADM | P, 0, 0, 0, 0, "Load a module", "4.0.0", "server"),
+    CMD("loadex", moduleCommand, -3, MOD_ADM | P, 0, 0, 0, 0, "Load a module with extended parameters", "7.0.0", "server"),
+    CMD("unload", moduleCommand, 3, MOD_ADM | P, 0, 0, 0, 0, "Unload a module", "4.0.0", "server"),
+    CMD("help", moduleCommand, 2, L | S, 0, 0, 0, 0, "Show helpful text about the different subcommands", "5.0.0", "server"),
+    END};
+
 static cairnCommand pubsubSubcommands[] = {
     CMD("channels", pubsubCommand, -2, CMD_PUBSUB | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "List active channels", "2.8.0", "pubsub"),
     CMD("numpat", pubsubCommand, 2, CMD_PUBSUB | L | S, ACL_CAT_PUBSUB, 0, 0, 0, "Get the count of unique patterns pattern subscriptions", "2.8.0", "pubsub"),
@@ -364,6 +373,8 @@ static cairnCommand commandTable[] = {
     CMD("bgrewriteaof", bgrewriteaofCommand, 1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously rewrite the append-only file", "1.0.0", "server"),
     CMD("bgsave", bgsaveCommand, -1, A | NS | CMD_NO_ASYNC_LOADING, ACL_CAT_ADMIN | ACL_CAT_SLOW | ACL_CAT_DANGEROUS, 0, 0, 0, "Asynchronously save the dataset to disk", "1.0.0", "server"),
     CMDS("memory", -2, 0, 0, "A container for memory diagnostics commands", "4.0.0", "server", memorySubcommands),
+    CMDS("module", -2, 0, 0, "A container for module commands", "4.0.0", "server", moduleSubcommands),
+    CMD("lolwut", lolwutCommand, -1, R | F, 0, 0, 0, 0, "Display some computer art and the Redis version", "5.0.0", "server"),
     /* replication (replication/) */
     CMD("sync", syncCommand, 1, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, 0, 0, 0, 0, "Internal command used for replication", "1.0.0", "server"),
     CMD("psync", syncCommand, -3, A | NS | CMD_NO_ASYNC_LOADING | CMD_NO_MULTI, 0, 0, 0, 0, "Internal command used for replication", "2.8.0", "server"),
@@ -560,12 +571,18 @@ int commandProcess(client *c) {
                          cmd->fullname);
         multiFlagError(c);
     } else if ((cmd->flags & CMD_PROTECTED) &&
-               !configAllowProtectedAction(cfg.enable_debug_cmd, c)) {
+               !configAllowProtectedAction(cmd->proc == moduleCommand ? cfg.enable_module_cmd
+                                                                       : cfg.enable_debug_cmd,
+                                           c)) {
         cmd->rejected_calls++;
-        commandReject(c,
-                      "ERR DEBUG command not allowed. If the enable-debug-command option is set "
-                      "to \"local\", you can run it from a local connection, otherwise you need to "
-                      "set this option in the configuration file, and then restart the server.");
+        int mod = cmd->proc == moduleCommand;
+        char msg[320];
+        snprintf(msg, sizeof(msg),
+                 "ERR %s command not allowed. If the %s option is set to \"local\", you can run it "
+                 "from a local connection, otherwise you need to set this option in the "
+                 "configuration file, and then restart the server.",
+                 mod ? "MODULE" : "DEBUG", mod ? "enable-module-command" : "enable-debug-command");
+        commandReject(c, msg);
     } else if ((c->flags & CLIENT_MULTI) && (cmd->flags & CMD_NO_MULTI)) {
         cmd->rejected_calls++;
         commandReject(c, "ERR Command not allowed inside a transaction");

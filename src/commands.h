@@ -211,6 +211,8 @@ void selectCommand(client *c);
 /* server commands */
 void infoCommand(client *c);
 void timeCommand(client *c);
+void lolwutCommand(client *c);
+void moduleCommand(client *c);
 void debugCommand(client *c);
 void slowlogCommand(client *c);
 void shutdownCommand(client *c);

@@ -1,5 +1,5 @@
-/* servercmd: small server-wide commands: TIME, SHUTDOWN, MEMORY (LASTSAVE is
- * persistence/snapshot.c's). */
+/* servercmd: small server-wide commands: TIME, SHUTDOWN, MEMORY, LOLWUT and
+ * MODULE (LASTSAVE is persistence/snapshot.c's). */
 #include "args.h"
 #include "client.h"
 #include "commands.h"
@@ -16,7 +16,9 @@
 #include "util.h"
 #include "zmalloc.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 #include <sys/time.h>
 
 void timeCommand(client *c) {
@@ -131,6 +133,55 @@ void memoryCommand(client *c) {
         replyVerbatim(c, msg, strlen(msg), "txt");
     } else if (!strcasecmp(sub, "purge") && c->argc == 2) {
         replyOk(c);
+    } else {
+        replyErrorSubcommand(c);
+    }
+}
+
+/* LOLWUT [VERSION v] [arg ...]: Redis 7.0 answers every version with just
+ * its own version line (the art of versions 5 and 6 is not reproduced);
+ * clients and tools only look for "Redis ver.". */
+void lolwutCommand(client *c) {
+    const char *ver = CAIRN_VERSION;
+    char buf[64];
+    if (c->argc >= 3 && argEq(c->argv[1], "version")) {
+        long long v;
+        if (getLongLongFromObjectOrReply(c, c->argv[2], &v, NULL) != C_OK) return;
+        snprintf(buf, sizeof(buf), "%u.0.0", (unsigned int)v);
+        ver = buf;
+    }
+    char line[96];
+    int n = snprintf(line, sizeof(line), "Redis ver. %s\n", ver);
+    replyVerbatim(c, line, (size_t)n, "txt");
+}
+
+/* MODULE: cairn has no module loader. LIST is empty; LOAD and LOADEX fail
+ * as a library that does not load fails on Redis (once
+ * enable-module-command lets them run at all, see commandProcess), and
+ * UNLOAD finds no such module. */
+void moduleCommand(client *c) {
+    static const char *help[] = {
+        "LIST",
+        "    Return a list of loaded modules.",
+        "LOAD <path> [<arg> ...]",
+        "    Load a module library from <path>, passing to it any optional arguments.",
+        "LOADEX <path> [[CONFIG NAME VALUE] [CONFIG NAME VALUE]] [ARGS ...]",
+        "    Load a module library from <path>, while passing it module configurations and "
+        "optional arguments.",
+        "UNLOAD <name>",
+        "    Unload a module.",
+        NULL};
+    const char *sub = c->argv[1]->ptr;
+    if (!strcasecmp(sub, "help") && c->argc == 2) {
+        replyHelp(c, help);
+    } else if ((!strcasecmp(sub, "load") || !strcasecmp(sub, "loadex")) && c->argc >= 3) {
+        serverLog(LL_WARNING, "Module %s failed to load: this server has no module support",
+                  (char *)c->argv[2]->ptr);
+        replyError(c, "ERR Error loading the extension. Please check the server logs.");
+    } else if (!strcasecmp(sub, "unload") && c->argc == 3) {
+        replyError(c, "ERR Error unloading module: no such module with that name");
+    } else if (!strcasecmp(sub, "list") && c->argc == 2) {
+        replyArrayLen(c, 0);
     } else {
         replyErrorSubcommand(c);
     }

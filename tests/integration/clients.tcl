@@ -3,12 +3,12 @@
 # with /usr/bin/python3: redis_py_test.py for strings and generic key
 # commands, redis_py_pubsub_test.py for Pub/Sub, MULTI/EXEC, keyspace
 # notifications and client tracking, redis_py_script_test.py for Lock and
-# scripts, redis_py_connect_test.py for what it
-# sends on connect) and ioredis 5 (ioredis_test.js, run with node, ioredis
-# from tests/clients/node_modules). The connect-time commands of client
-# libraries (HELLO, bare COMMAND, COMMAND DOCS, INFO, CLIENT SETINFO,
-# CLUSTER, READONLY) go through all three, against redis-server 7.0.15's
-# replies.
+# scripts, redis_py_connect_test.py for what it sends on connect,
+# redis_py_server_test.py for server commands) and ioredis 5
+# (ioredis_test.js, run with node, ioredis from tests/clients/node_modules).
+# The connect-time commands of client libraries (HELLO, bare COMMAND,
+# COMMAND DOCS, INFO, CLIENT SETINFO, CLUSTER, READONLY) go through all
+# three, against redis-server 7.0.15's replies.
 
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 
@@ -816,6 +816,7 @@ if {[set why [python_missing]] ne ""} {
     skip "redis-py connect and introspection suite (redis_py_connect_test.py)" "python3-redis not importable ($why)"
     skip "redis-py ACL suite (redis_py_acl_test.py)" "python3-redis not importable ($why)"
     skip "redis-py scripting suite (redis_py_script_test.py)" "python3-redis not importable ($why)"
+    skip "redis-py server commands suite (redis_py_server_test.py)" "python3-redis not importable ($why)"
 } else {
     test "redis-py test suite (redis_py_test.py)" {
         script_suite [list $python -B [file join $here redis_py_test.py] \
@@ -855,6 +856,14 @@ if {[set why [python_missing]] ne ""} {
         script_suite [list $python -B [file join $here redis_py_script_test.py] \
             [dict get $srv host] [dict get $srv port]] 5
         assert_equal {} [r $c KEYS pylua:*]
+    }
+
+    # Server commands as redis-py's own suite calls them: LOLWUT, MODULE
+    # without modules, sync()/psync() from a plain connection.
+    test "redis-py server commands suite (redis_py_server_test.py)" {
+        script_suite [list $python -B [file join $here redis_py_server_test.py] \
+            [dict get $srv host] [dict get $srv port]] 3
+        assert_equal PONG [r $c PING]
     }
 }
 
