@@ -125,8 +125,15 @@ void memoryCommand(client *c) {
         replyBulkCString(c, "dataset.bytes");
         replyLongLong(c, (long long)zmalloc_used_memory());
     } else if (!strcasecmp(sub, "doctor") && c->argc == 2) {
-        const char *msg = "Hi Sam, I can't find any memory issue in your instance. I can only "
-                          "account for what occurs on this base.";
+        /* Redis' detector says nothing below 5 MB of allocations. */
+        const char *msg =
+            zmalloc_used_memory() < 5 * 1024 * 1024
+                ? "Hi Sam, this instance is empty or is using very little memory, my issues "
+                  "detector can't be used in these conditions. Please, leave for your mission on "
+                  "Earth and fill it with some data. The new Sam and I will be back to our "
+                  "programming as soon as I finished rebooting."
+                : "Hi Sam, I can't find any memory issue in your instance. I can only account for "
+                  "what occurs on this base.";
         replyVerbatim(c, msg, strlen(msg), "txt");
     } else if (!strcasecmp(sub, "malloc-stats") && c->argc == 2) {
         const char *msg = "Stats not supported for the current allocator";

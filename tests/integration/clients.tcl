@@ -862,7 +862,7 @@ if {[set why [python_missing]] ne ""} {
     # without modules, sync()/psync() from a plain connection.
     test "redis-py server commands suite (redis_py_server_test.py)" {
         script_suite [list $python -B [file join $here redis_py_server_test.py] \
-            [dict get $srv host] [dict get $srv port]] 3
+            [dict get $srv host] [dict get $srv port]] 4
         assert_equal PONG [r $c PING]
     }
 }

@@ -3,9 +3,9 @@
 
 Server-level commands as redis-py 4.3's own test suite (Debian's
 python3-redis) drives them, run by tests/integration/clients.tcl: LOLWUT,
-MODULE on a server without modules, SYNC and PSYNC from a plain client
-(redis-py's sync()/psync()), and the other calls of that suite where cairn
-answered differently from Redis 7.0. DB 9 is flushed: run this against a
+MODULE on a server without modules, MEMORY DOCTOR, SYNC and PSYNC from a
+plain client (redis-py's sync()/psync()), and the other calls of that suite
+where cairn answered differently from Redis 7.0. DB 9 is flushed: run this against a
 scratch server.
 
 Prints "[ok] NAME", "[err] NAME: MESSAGE" per test and, as the last line,
@@ -86,6 +86,16 @@ def module_without_modules():
     eq(b"module", row[0])
     eq([b"module|help", b"module|list", b"module|load", b"module|loadex", b"module|unload"],
        sorted(sub[0] for sub in row[9]))
+
+
+@test
+def memory_doctor_on_a_small_instance():
+    # Redis' report below 5 MB of allocations is the "empty" one.
+    used = R.info("memory")["used_memory"]
+    check(used < 5 * 1024 * 1024, "used_memory %d: not a small instance" % used)
+    report = raw("MEMORY", "DOCTOR")
+    check(report.startswith(b"Hi Sam, this instance is empty or is using very little memory"),
+          report)
 
 
 @test
