@@ -325,6 +325,10 @@ void rdbSaveSetProgress(rdbSaveProgressFn *fn) { save_progress = fn; }
 #define RDB_SAVE_PROGRESS_KEYS 64
 
 int rdbSaveRio(rio *r, long long *keys, int aof_base) {
+    return rdbSaveRioParts(r, keys, aof_base, RDB_PART_DATA | RDB_PART_FUNCTIONS);
+}
+
+int rdbSaveRioParts(rio *r, long long *keys, int aof_base, int parts) {
     char magic[10];
     long long written = 0;
     if (cfg.rdb_checksum) rioEnableChecksum(r);
@@ -343,8 +347,8 @@ int rdbSaveRio(rio *r, long long *keys, int aof_base) {
          rdbSaveAuxInt(r, "repl-offset", ri.offset) == -1))
         return -1;
     if (rdbSaveAuxInt(r, "aof-base", aof_base ? 1 : 0) == -1) return -1;
-    if (rdbSaveFunctions(r) == -1) return -1;
-    for (int j = 0; j < dbCount(); j++) {
+    if ((parts & RDB_PART_FUNCTIONS) && rdbSaveFunctions(r) == -1) return -1;
+    for (int j = 0; (parts & RDB_PART_DATA) && j < dbCount(); j++) {
         dict *d = dbKeysDict(j), *expires = dbExpiresDict(j);
         if (dictSize(d) == 0) continue;
         if (rdbSaveType(r, RDB_OPCODE_SELECTDB) == -1 || rdbSaveLen(r, (uint64_t)j) == -1) return -1;

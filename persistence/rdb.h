@@ -92,6 +92,11 @@ int rdbSaveKeyValuePair(rio *r, const char *key, size_t keylen, robj *val, long 
  * is 1 for an AOF base file, so its aof-base AUX field says so, as Redis
  * writes it (a tool can tell a preamble from a standalone snapshot). */
 int rdbSaveRio(rio *r, long long *keys, int aof_base);
+/* The same with only some parts (RDB_PART_*; the header and AUX fields
+ * always): a filtered full sync (REPLCONF rdb-filter-only). */
+#define RDB_PART_DATA      (1 << 0)
+#define RDB_PART_FUNCTIONS (1 << 1)
+int rdbSaveRioParts(rio *r, long long *keys, int aof_base, int parts);
 /* Called by rdbSaveRio every 64 keys with the keys written so far (a
  * BGSAVE child reports them to the parent). NULL: none. */
 typedef void rdbSaveProgressFn(long long keys);

@@ -7,9 +7,11 @@
  * an offset no stream position can be), these refuse, so the caller drops
  * the link instead of adopting nonsense. */
 #include "repl_parse.h"
+#include "sds.h"
 #include "util.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -115,7 +117,30 @@ int replParseReplconf(const char *opt, const char *val, size_t ip_max, replconfA
                                                : 0;
         return REPLCONF_CAPA;
     }
-    if (!strcasecmp(opt, "rdb-only") || !strcasecmp(opt, "rdb-filter-only"))
-        return REPLCONF_RDB_ONLY;
+    if (!strcasecmp(opt, "rdb-only")) {
+        long v;
+        return string2l(val, strlen(val), &v) && (v == 0 || v == 1) ? REPLCONF_RDB_ONLY
+                                                                    : REPLCONF_BAD_RDB_ONLY;
+    }
+    if (!strcasecmp(opt, "rdb-filter-only")) {
+        /* Words as sdssplitargs splits them; unbalanced quotes are
+         * REPLCONF_BAD_FILTER with an empty name (Redis: missing values). */
+        int n = 0, kind = REPLCONF_RDB_FILTER;
+        sds *words = sdssplitargs(val, &n);
+        a->bad_filter[0] = '\0';
+        if (!words) return REPLCONF_BAD_FILTER;
+        a->rdb_req = REPL_REQ_EXCLUDE_DATA | REPL_REQ_EXCLUDE_FUNCTIONS;
+        for (int j = 0; words && j < n; j++) {
+            if (!strcasecmp(words[j], "functions")) {
+                a->rdb_req &= ~REPL_REQ_EXCLUDE_FUNCTIONS;
+            } else {
+                snprintf(a->bad_filter, sizeof(a->bad_filter), "%s", words[j]);
+                kind = REPLCONF_BAD_FILTER;
+                break;
+            }
+        }
+        if (words) sdsfreesplitres(words, n);
+        return kind;
+    }
     return REPLCONF_UNKNOWN;
 }

@@ -66,7 +66,11 @@ enum {
     REPLCONF_IP_ADDRESS,     /* the value itself, shorter than ip_max */
     REPLCONF_IP_TOO_LONG,
     REPLCONF_CAPA,     /* capa: REPLCONF_CAPA_* bits, 0 for unknown ones */
-    REPLCONF_RDB_ONLY, /* rdb-only / rdb-filter-only: accepted, ignored */
+    REPLCONF_RDB_ONLY, /* rdb-only 0|1: accepted, ignored */
+    REPLCONF_BAD_RDB_ONLY, /* rdb-only with another value */
+    REPLCONF_RDB_FILTER,   /* rdb-filter-only: rdb_req, what the payload leaves out */
+    REPLCONF_BAD_FILTER,   /* a filter other than "functions" (bad_filter: its name,
+                              empty if the value does not split into words) */
     REPLCONF_BAD_ACK,  /* ack with a value that is not an offset */
     REPLCONF_BAD_PORT,
     REPLCONF_UNKNOWN,
@@ -75,10 +79,16 @@ enum {
 #define REPLCONF_CAPA_PSYNC2 (1 << 1)
 #define REPLCONF_CAPA_LZ4    (1 << 2) /* cairn-lz4: decodes an lz4-framed payload */
 #define REPLCONF_CAPA_ZSTD   (1 << 3) /* cairn-zstd */
+/* rdb-filter-only: Redis starts from "leave out everything" and each named
+ * filter (only "functions" exists) puts its part back. */
+#define REPL_REQ_EXCLUDE_DATA      (1 << 0)
+#define REPL_REQ_EXCLUDE_FUNCTIONS (1 << 1)
 typedef struct replconfArg {
     long long offset;
     int port;
     int capa;
+    int rdb_req;           /* REPL_REQ_* */
+    char bad_filter[64];   /* REPLCONF_BAD_FILTER: the filter named (cut short) */
 } replconfArg;
 /* ip_max: the size of the buffer the address goes into (with its NUL). */
 int replParseReplconf(const char *opt, const char *val, size_t ip_max, replconfArg *a);

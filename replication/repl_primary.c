@@ -103,6 +103,7 @@ typedef struct replicaLink {
     /* diskless payload: bytes of the current pipe chunk already written */
     size_t pipe_sent;
     int snap_id;           /* the snapshot this replica is attached to */
+    int rdb_req;           /* REPLCONF rdb-filter-only: REPL_REQ_* parts left out */
     /* REPLCONF archive-only 1 (cairn-backup stream): streamed like any
      * replica, but never counted by WAIT or min-replicas-to-write and not
      * listed by INFO or ROLE, so sentinel never sees it to promote it. */
@@ -150,6 +151,7 @@ static struct {
     int pipe_read;        /* diskless: a payload byte was taken from the pipe */
     int child_done, delivered;
     long long start_wait_ms; /* diskless delay: first replica waiting since */
+    int req;              /* REPL_REQ_*: the parts this payload leaves out */
 } snap = {.pipe_fd = -1};
 
 /* WAIT */
@@ -437,7 +439,7 @@ static int replAcceptsCodec(const replicaLink *l, int codec) {
 /* The diskless child: "$EOF:<mark>\r\n", the RDB, the mark, into the pipe.
  * Compressed (only for replicas that said they decode it), the header line
  * names the codec after the mark and the RDB is one zstd/lz4 frame. */
-static int replChildWriteSocketFormat(int fd, int codec) {
+static int replChildWriteSocketFormat(int fd, int codec, int req) {
     char mark[REPL_ID_LEN + 1], hdr[80];
     getRandomHexChars(mark, REPL_ID_LEN);
     mark[REPL_ID_LEN] = '\0';
@@ -446,11 +448,13 @@ static int replChildWriteSocketFormat(int fd, int codec) {
     int n = codec == RIO_CODEC_NONE ? snprintf(hdr, sizeof(hdr), "$EOF:%s\r\n", mark)
                                     : snprintf(hdr, sizeof(hdr), "$EOF:%s %s\r\n", mark, rioCodecName(codec));
     if (rioWrite(&r, hdr, (size_t)n) == 0) return -1;
+    int parts = (req & REPL_REQ_EXCLUDE_DATA ? 0 : RDB_PART_DATA) |
+                (req & REPL_REQ_EXCLUDE_FUNCTIONS ? 0 : RDB_PART_FUNCTIONS);
     if (codec == RIO_CODEC_NONE) {
-        if (rdbSaveRio(&r, NULL, 0) == -1) return -1;
+        if (rdbSaveRioParts(&r, NULL, 0, parts) == -1) return -1;
     } else {
         if (!rioInitCodecWriter(&framed, &r, codec)) return -1;
-        if (rdbSaveRio(&framed, NULL, 0) == -1) {
+        if (rdbSaveRioParts(&framed, NULL, 0, parts) == -1) {
             rioCodecFree(&framed);
             return -1;
         }
@@ -486,18 +490,29 @@ static void replAttachToSnapshot(client *c, replicaLink *l) {
 
 static int replSnapshotStart(void) {
     if (snap.active || childActiveType() != CHILD_TYPE_NONE) return C_ERR;
-    int diskless = cfg.repl_diskless_sync;
+    /* One payload serves the waiting replicas that asked for the same
+     * parts (rdb-filter-only): those of the first to wait; the others get
+     * the next one. A filtered payload always goes to sockets. */
+    int req = -1;
+    for (int j = 0; j < nreplicas && req == -1; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (l->state == RS_WAIT_BGSAVE_START) req = l->rdb_req;
+    }
+    if (req == -1) return C_ERR;
+    int diskless = cfg.repl_diskless_sync || req;
     /* The old SYNC and a replica without capa eof need a sized payload. */
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_WAIT_BGSAVE_START && !(l->capa & REPL_CAPA_EOF)) diskless = 0;
+        if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req && !(l->capa & REPL_CAPA_EOF))
+            diskless = 0;
     }
     /* One payload serves them all: compressed only if each can decode it
      * (a Redis replica never can). */
     int codec = diskless ? cfg.repl_compression : cfg.snapshot_compression;
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_WAIT_BGSAVE_START && !replAcceptsCodec(l, codec)) codec = RIO_CODEC_NONE;
+        if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req && !replAcceptsCodec(l, codec))
+            codec = RIO_CODEC_NONE;
     }
     int pfd[2] = {-1, -1};
     if (diskless && pipe(pfd) == -1) {
@@ -513,7 +528,7 @@ static int replSnapshotStart(void) {
         int ret;
         if (diskless) {
             close(pfd[0]);
-            ret = replChildWriteSocketFormat(pfd[1], codec);
+            ret = replChildWriteSocketFormat(pfd[1], codec, req);
             close(pfd[1]);
         } else {
             sds err = NULL;
@@ -542,6 +557,7 @@ static int replSnapshotStart(void) {
     snap.pid = pid;
     snap.diskless = diskless;
     snap.codec = codec;
+    snap.req = req;
     snap.offset = streamOffset();
     snap.chunk_len = 0;
     snap.pipe_eof = 0;
@@ -561,7 +577,7 @@ static int replSnapshotStart(void) {
               diskless ? "replicas sockets" : "disk", (int)pid, rioCodecName(codec));
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_WAIT_BGSAVE_START) replAttachToSnapshot(replicas[j], l);
+        if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req) replAttachToSnapshot(replicas[j], l);
     }
     return C_OK;
 }
@@ -852,6 +868,11 @@ void syncCommand(client *c) {
         return;
     }
     replicaLink *l = replLinkOf(c);
+    /* A filtered payload is only ever made for sockets. */
+    if (l->rdb_req && !(l->capa & REPL_CAPA_EOF)) {
+        replyError(c, "ERR Filtered replica requires EOF capability");
+        return;
+    }
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", c->peer);
     if (argEq(c->argv[0], "psync")) {
         long long off;
@@ -878,7 +899,8 @@ void syncCommand(client *c) {
      * other share one snapshot even without repl-diskless-sync-delay);
      * otherwise this replica waits for the next. */
     int joins_diskless = snap.diskless && !snap.pipe_read && (l->capa & REPL_CAPA_EOF);
-    if (snap.active && (!snap.diskless || joins_diskless) && replAcceptsCodec(l, snap.codec) &&
+    if (snap.active && (!snap.diskless || joins_diskless) && snap.req == l->rdb_req &&
+        replAcceptsCodec(l, snap.codec) &&
         !spillOverflowed(snap.spill)) {
         replAttachToSnapshot(c, l);
         return;
@@ -947,6 +969,16 @@ void replconfCommand(client *c) {
         } else if (kind == REPLCONF_UNKNOWN) {
             replyErrorFormat(c, "ERR Unrecognized REPLCONF option: %s", opt);
             return;
+        } else if (kind == REPLCONF_BAD_RDB_ONLY) {
+            replyError(c, "ERR value is out of range, value must between 0 and 1");
+            return;
+        } else if (kind == REPLCONF_BAD_FILTER) {
+            if (a.bad_filter[0]) replyErrorFormat(c, "ERR Unsupported rdb-filter-only option: %s", a.bad_filter);
+            else replyError(c, "ERR Missing rdb-filter-only values");
+            return;
+        } else if (kind == REPLCONF_RDB_FILTER) {
+            /* redis-cli --functions-rdb, --replica */
+            replLinkOf(c)->rdb_req = a.rdb_req;
         } /* REPLCONF_RDB_ONLY (redis-cli --rdb): accepted, the snapshot is what it gets anyway */
     }
     replyOk(c);

@@ -204,6 +204,47 @@ test "redis-cli --scan --pattern" {
     cli $srv -n 4 FLUSHDB
 }
 
+# --rdb takes a whole snapshot; --functions-rdb asks (REPLCONF rdb-filter-only
+# functions) for one with the function libraries and no keys; --replica
+# (rdb-filter-only "") for one with neither, then the stream.
+test "redis-cli --rdb, --functions-rdb and --replica" {
+    skip_unless_tools cli
+    r $c CONFIG SET repl-diskless-sync-delay 0
+    r $c FLUSHALL
+    r $c FUNCTION FLUSH
+    r $c SET rdbcli:key rdbcli:value
+    r $c FUNCTION LOAD "#!lua name=rdbclilib\nredis.register_function('rdbclifn', function() return 1 end)"
+    set full [file join $::cairn(tmp) cli-full.rdb]
+    set funcs [file join $::cairn(tmp) cli-functions.rdb]
+    assert_match "*Transfer finished with success*" [cli $srv --rdb $full]
+    assert_match "*Transfer finished with success*" [cli $srv --functions-rdb $funcs]
+    set read {path {set f [open $path rb]; set d [read $f]; close $f; return $d}}
+    set fulldata [apply $read $full]
+    set funcdata [apply $read $funcs]
+    assert_equal REDIS0010 [string range $funcdata 0 8]
+    assert {[string first rdbcli:key $fulldata] > 0} "the key is in the --rdb file"
+    assert {[string first rdbclilib $fulldata] > 0} "the library is in the --rdb file"
+    assert {[string first rdbclilib $funcdata] > 0} "the library is in the --functions-rdb file"
+    assert {[string first rdbcli:key $funcdata] < 0} "no key in the --functions-rdb file"
+    # --replica: the filtered payload, then commands as they are applied.
+    set out [file join $::cairn(tmp) cli-replica.out]
+    # (stdbuf: the commands are printed to a file, otherwise fully buffered)
+    set pid [exec stdbuf -o0 {*}$::cli -h [dict get $srv host] -p [dict get $srv port] --replica \
+                 > $out 2>@1 &]
+    wait_for {[string match "*Logging commands from master*" [apply $read $out]]}
+    r $c SET rdbcli:after 1
+    set ok [catch {wait_for {[string match {*"SET","rdbcli:after","1"*} [apply $read $out]]}} err]
+    exec kill $pid
+    if {$ok != 0} { error $err }
+    assert {[string first rdbcli:key [apply $read $out]] < 0} "no key in the --replica payload"
+    # Redis' errors for what it does not support.
+    assert_error "*Unsupported rdb-filter-only option: keys*" {r $c REPLCONF rdb-filter-only keys}
+    assert_error "*value is out of range, value must between 0 and 1*" {r $c REPLCONF rdb-only 2}
+    r $c FUNCTION FLUSH
+    r $c FLUSHALL
+    r $c CONFIG SET repl-diskless-sync-delay 5
+}
+
 test "redis-cli -3 uses RESP3 (HELLO 3)" {
     skip_unless_tools cli
     r $c SET cli:r3 "resp3 value"
