@@ -920,6 +920,26 @@ if {$node eq ""} {
         assert_equal PONG [r $c PING]
         assert_equal 0 [r $c EXISTS io:auto]
     }
+
+    # Application-style use of ioredis and node-redis, run against a fresh
+    # server of each kind: every step's result must be the reference's.
+    test "ioredis and node-redis usage, side by side with redis-server (node_usage_test.js)" {
+        if {$::cairn(reference) eq ""} { skip_test "no reference server" }
+        set outs {}
+        foreach bin [list $::cairn(server) $::cairn(reference)] {
+            set s [start_server -binary $bin]
+            set cmd [list $node [file join $here node_usage_test.js] [dict get $s host] [dict get $s port]]
+            if {[catch {exec {*}$cmd 2>@1} out]} { error "node_usage_test.js failed: $out" }
+            lappend outs [split $out \n]
+            stop_server $s
+        }
+        lassign $outs mine theirs
+        assert_equal done [lindex $theirs end] "the reference run finished"
+        assert {[llength $mine] >= 30} "only [llength $mine] steps"
+        foreach a $mine b $theirs {
+            if {$a ne $b} { error "differs from redis-server:\n  cairn: $a\n  redis: $b" }
+        }
+    }
 }
 
 finish
