@@ -130,9 +130,17 @@ static void aofWriteJobRun(void *arg) {
  * do better: one is in the fsync while the loop serves the other, so
  * neither resource waits (N/(2S) or CPU-bound, against N/(S+G) for a
  * full gather, with G > S). aofGatherPlan picks that mode at each release
- * from the measured spacing of the clients' returns (aof.return_us, the
- * loop's time per client) and the clients in play: those just released
- * plus those already waiting for the next group. */
+ * from G as measured: the time from a release to its first client's
+ * return (aof.first_us: the replies written, the first answer), plus the
+ * spacing of the returns (aof.return_us, the loop's time per client) for
+ * each further client in play (those just released plus those already
+ * waiting for the next group). The first return is part of G because a
+ * cohort's replies and first answer overlap the other cohort's fsync;
+ * counting only the spacing kept a fast disk (S ~0.25 ms) gathering,
+ * since the writer writes all the replies before the loop sees the first
+ * answer and the answers then come bunched. Only while that first return
+ * is shorter than S, though: when it is a loaded machine's scheduler
+ * delay, both modes pay it in full and gathering keeps the bigger group. */
 #define AOF_GATHER_GAP_MIN_US 150
 #define AOF_GATHER_GAP_MAX_US 600
 #define AOF_GATHER_MAX_MIN_US 1000
@@ -159,7 +167,9 @@ static int aofAlwaysMayKick(void) {
  * cohorts (see above)? */
 static void aofGatherPlan(void) {
     long long clients = aof.gather_wait + aof.gather_still_held;
-    aof.gather_pipeline = clients > 1 && aof.return_us && clients * aof.return_us > aof.service_us;
+    long long gather_us = aof.first_us + (clients - 1) * aof.return_us;
+    aof.gather_pipeline =
+        clients > 1 && aof.return_us && gather_us > aof.service_us && aof.first_us < aof.service_us;
 }
 
 static void aofGatherArm(void) {
@@ -237,12 +247,16 @@ static void aofWriteJobDone(aofWriteJob *j) {
     }
     zfree(j);
     /* How far apart the clients of the last release came back: the time
-     * the loop spends per client. (The first one's round trip is left
-     * out: each cohort pays it once, so two cohorts do not save it, and on
-     * a loaded machine it is a scheduler's delay worth milliseconds.) */
+     * the loop spends per client. */
     if (aof.gather_arrived > 1) {
         long long per = (aof.gather_last - aof.gather_first) / (aof.gather_arrived - 1);
         aof.return_us = aof.return_us ? (aof.return_us * 7 + per) / 8 : per;
+    }
+    /* ...and how long the first one took (its reply written, with the
+     * others', then answered): aofGatherPlan. */
+    if (aof.gather_arrived > 0) {
+        long long first = aof.gather_first - aof.gather_start;
+        aof.first_us = aof.first_us ? (aof.first_us * 7 + first) / 8 : first;
     }
     aof.gather_epoch++;
     aof.gather_wait = aof.gather_arrived = 0;

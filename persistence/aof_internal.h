@@ -59,6 +59,7 @@ typedef struct aofState {
     int gather_pipeline;                 /* two cohorts, no waiting: aofGatherPlan */
     long long gather_first;              /* unix us: the first arrival after the release */
     long long return_us;                 /* mean spacing of the released clients' returns */
+    long long first_us;                  /* mean time from a release to its first return */
     struct client *held;                 /* clients waiting for durable_off */
     struct client *resume;               /* released clients whose input waits (aofBeforeSleep) */
     /* rewrite */
