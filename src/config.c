@@ -902,7 +902,7 @@ const directive directives[] = {
     S("bgsave_cpulist", NULL, IMM | F_EMPTYNULL, bgsave_cpulist, NULL),
     N("rdb-key-save-delay", NULL, F_HIDDEN, rdb_key_save_delay, INT_MIN, INT_MAX, "0"),
     N("key-load-delay", NULL, F_HIDDEN, key_load_delay, INT_MIN, INT_MAX, "0"),
-    N("watchdog-period", NULL, F_HIDDEN, watchdog_period, 0, INT_MAX, "0"),
+    N("watchdog-period", NULL, F_HIDDEN, watchdog_period, 0, INT_MAX, "0", HOOK(watchdog)),
     B("use-exit-on-panic", NULL, F_HIDDEN | F_IMMUTABLE, use_exit_on_panic, "no"),
     N("loading-process-events-interval-bytes", NULL, F_HIDDEN, loading_process_events_interval_bytes, 1024, INT_MAX, "2097152"),
     N("busy-reply-threshold", "lua-time-limit", 0, lua_time_limit, 0, LLONG_MAX, "5000"),

@@ -283,6 +283,7 @@ typedef int configApplyFn(const char **err);
 typedef struct configHooks {
     configApplyFn *apply_maxclients;     /* cfg.maxclients: adjust fd limit */
     configApplyFn *apply_hz;             /* cfg.hz (already clamped 1..500) */
+    configApplyFn *apply_watchdog;       /* cfg.watchdog_period: arm or disarm SIGALRM */
     configApplyFn *apply_dir;            /* after chdir (done by config.c) */
     configApplyFn *apply_requirepass;    /* cfg.requirepass */
     configApplyFn *apply_loglevel;       /* cfg.verbosity */

@@ -133,8 +133,7 @@ static const char *crashSignalName(int sig) {
     }
 }
 
-/* The instruction that faulted, from the machine context the kernel saved. */
-static uintptr_t crashFaultPC(void *uc) {
+uintptr_t crashContextPC(void *uc) {
     if (!uc) return 0;
 #if defined(__linux__) && defined(__x86_64__)
     return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
@@ -233,7 +232,7 @@ static void crashHandler(int sig, siginfo_t *info, void *uc) {
         crashPutHex(&o, (uintptr_t)info->si_addr);
         crashPuts(&o, "\n");
     }
-    uintptr_t pc = crashFaultPC(uc);
+    uintptr_t pc = crashContextPC(uc);
     if (pc) {
         crashPuts(&o, "Crashed running the instruction at: ");
         crashPutHex(&o, pc);

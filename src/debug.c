@@ -246,7 +246,14 @@ void debugCommand(client *c) {
         replyHelp(c, help);
     } else if (!strcasecmp(sub, "sleep") && c->argc == 3) {
         double secs = strtod(c->argv[2]->ptr, NULL);
-        if (secs > 0) usleep((useconds_t)(secs * 1000000));
+        /* The whole time, even if a signal (the watchdog's) cuts a
+         * nanosleep short: it reports the rest. */
+        if (secs > 0) {
+            struct timespec ts = {.tv_sec = (time_t)secs,
+                                  .tv_nsec = (long)((secs - (double)(time_t)secs) * 1e9)};
+            while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+            }
+        }
         replyOk(c);
     } else if (!strcasecmp(sub, "set-active-expire") && c->argc == 3) {
         active_expire_enabled = atoi(c->argv[2]->ptr) != 0;

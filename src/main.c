@@ -28,6 +28,7 @@
 #include "tls.h"
 #include "tracking.h"
 #include "util.h"
+#include "watchdog.h"
 #include "zmalloc.h"
 #include "bio.h"
 #include "blocked.h"
@@ -180,6 +181,7 @@ static long long serverCron(eventLoop *el, long long id, void *data) {
     (void)el;
     (void)id;
     (void)data;
+    watchdogCron();
     updateCachedTime();
     server.hz = cfg.hz;
     if (cfg.dynamic_hz) {
@@ -570,6 +572,7 @@ int main(int argc, char **argv) {
     cfgHooks.apply_tls = tlsApplyConfig;
     cfgHooks.apply_maxclients = applyMaxclients;
     cfgHooks.apply_hz = applyHz;
+    cfgHooks.apply_watchdog = watchdogApply;
     cfgHooks.apply_maxmemory = evictApplyMaxmemory;
     cfgHooks.apply_oom_score_adj = applyOomScoreAdj;
     cfgHooks.apply_jemalloc_bg_thread = applyJemallocBgThread;
@@ -577,6 +580,7 @@ int main(int argc, char **argv) {
     /* Like Redis, a failure here is logged and start-up goes on. */
     const char *oom_err = NULL;
     (void)applyOomScoreAdj(&oom_err);
+    if (cfg.watchdog_period) (void)watchdogApply(NULL);
     elAddTimer(server.el, 1, serverCron, NULL);
     elSetBeforeSleep(server.el, beforeSleep);
     elSetAfterSleep(server.el, afterSleep);
