@@ -267,6 +267,15 @@ void clientProcessInput(client *c) {
         }
         c->last_interaction = server.unixtime_ms;
         commandProcess(c);
+        if ((c->flags & (CLIENT_MASTER | CLIENT_POSTPONED)) == (CLIENT_MASTER | CLIENT_POSTPONED)) {
+            /* A pause holds the primary's stream too (Redis 7.0 pauses
+             * every client but replicas): its command goes back to the
+             * buffer unapplied, so the offset stays where it is; the
+             * pause's end parses it again (pauseResumeHeld). */
+            c->qb_pos -= consumed;
+            clientReset(c);
+            break;
+        }
         if (c->flags & CLIENT_MASTER) replicaMasterApplied(c, base, consumed);
         /* A blocked command keeps its argv: it runs again when a key it
          * waits for becomes ready. */
@@ -803,20 +812,24 @@ int clientsCron(void) {
     return 0;
 }
 
+/* Redis' letters in Redis' order. A client held by a pause or in WAIT
+ * shows 'b': Redis blocks those too. A monitor is only 'O'. */
 static void clientFlagsString(client *c, char *buf) {
     char *p = buf;
-    if (c->flags & CLIENT_REPLICA) *p++ = 'S';
-    if (c->flags & CLIENT_MASTER) *p++ = 'M';
     if (c->flags & CLIENT_MONITOR) *p++ = 'O';
+    else if (c->flags & CLIENT_REPLICA)
+        *p++ = 'S';
+    if (c->flags & CLIENT_MASTER) *p++ = 'M';
     if (c->flags & CLIENT_PUBSUB) *p++ = 'P';
     if (c->flags & CLIENT_MULTI) *p++ = 'x';
-    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
+    if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED | CLIENT_REPL_WAIT)) *p++ = 'b';
     if (c->flags & CLIENT_TRACKING) *p++ = 't';
     if (c->flags & CLIENT_TRACKING_BROKEN_REDIR) *p++ = 'R';
     if (c->flags & CLIENT_TRACKING_BCAST) *p++ = 'B';
-    if (c->flags & CLIENT_BLOCKED) *p++ = 'b';
-    if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
+    if (c->flags & CLIENT_DIRTY_CAS) *p++ = 'd';
     if (c->flags & CLIENT_CLOSE_AFTER_REPLY) *p++ = 'c';
+    if (c->flags & CLIENT_UNBLOCKED) *p++ = 'u';
+    if (c->flags & CLIENT_CLOSE_ASAP) *p++ = 'A';
     if (c->flags & CLIENT_UNIX_SOCKET) *p++ = 'U';
     if (c->flags & CLIENT_NO_EVICT) *p++ = 'e';
     if (p == buf) *p++ = 'N';
@@ -837,8 +850,20 @@ sds clientInfoString(sds s, client *c) {
     size_t obl = c->bufpos;
     unsigned long oll = 0;
     for (replyBlock *b = c->reply_head; b; b = b->next) oll++;
+    /* qbuf in Redis' terms: Redis turns each complete argument into an
+     * object as it parses (argv-mem), dropping it and its header from the
+     * buffer, so between commands qbuf is what is not parsed yet (for a big
+     * argument, only its payload so far). We keep the request in the buffer
+     * until it is whole: its parsed part is subtracted here. During the
+     * client's own command both keep the command's bytes. */
     size_t qbuf = sdslen(c->querybuf);
     size_t qfree = sdsavail(c->querybuf);
+    size_t argvmem = c->argv_len_sum;
+    if (!(c->flags & CLIENT_EXECUTING_COMMAND)) {
+        size_t parsed = c->qb_pos + c->req.pos;
+        qbuf = qbuf > parsed ? qbuf - parsed : 0;
+        if (c->req.type == RESP_REQ_MULTIBULK) argvmem += c->req.args_len;
+    }
     size_t totmem = clientMemoryUsage(c);
     return sdscatprintf(
         s,
@@ -852,8 +877,8 @@ sds clientInfoString(sds s, client *c) {
         c->pubsub_channels ? dictSize(c->pubsub_channels) : 0,
         c->pubsub_patterns ? dictSize(c->pubsub_patterns) : 0,
         c->pubsub_shard_channels ? dictSize(c->pubsub_shard_channels) : 0,
-        (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf, qfree, c->argv_len_sum,
-        multiClientMemory(c), c->buf_size, c->buf_peak, obl, oll, c->reply_bytes, totmem, events,
+        (c->flags & CLIENT_MULTI) ? c->mstate_len : -1, qbuf, qfree, argvmem, multiClientMemory(c),
+        c->buf_size, c->buf_peak, obl, oll, c->reply_bytes, totmem, events,
         c->lastcmd ? c->lastcmd->fullname : "NULL", c->user ? c->user->name : "(superuser)",
         (c->flags & CLIENT_TRACKING) ? (long long)c->tracking_redirect : -1LL, c->resp);
 }

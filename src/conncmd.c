@@ -443,9 +443,13 @@ static void pauseResumeHeld(void) {
     for (client *c = server.clients; c; c = c->next) {
         if (!(c->flags & CLIENT_POSTPONED)) continue;
         c->flags &= ~CLIENT_POSTPONED;
-        commandProcess(c);
-        if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) continue;
-        clientReset(c);
+        /* The primary's held command is still in its buffer (see
+         * clientProcessInput): it is parsed and applied from there. */
+        if (!(c->flags & CLIENT_MASTER)) {
+            commandProcess(c);
+            if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) continue;
+            clientReset(c);
+        }
         /* More input may be waiting: process it before the loop sleeps. */
         if (!(c->flags & CLIENT_UNBLOCKED)) {
             c->flags |= CLIENT_UNBLOCKED;

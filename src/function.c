@@ -383,9 +383,9 @@ long long functionsLuaMemory(void) {
 
 /* ---- FCALL ---- */
 
-int functionDeclaresWrite(sds name) {
-    fnFunction *f = dictFetchValue(store->functions, name);
-    return f && !(f->flags & SCRIPT_FLAG_NO_WRITES);
+int functionFlagsByName(const char *name) {
+    fnFunction *f = store ? dictFetchValue(store->functions, name) : NULL;
+    return f ? f->flags : -1;
 }
 
 static void fcallGeneric(client *c, int ro) {

@@ -13,10 +13,12 @@ void functionsInit(void);
 long long functionsLibraryCount(void);
 long long functionsCount(void);
 long long functionsLuaMemory(void);
-/* The function exists and lacks the no-writes flag. */
-int functionDeclaresWrite(sds name);
 /* Bytes of the libraries outside Lua (INFO used_memory_functions). */
 long long functionsCacheMemory(void);
+
+/* SCRIPT_FLAG_* of the named function, -1 if there is none (the pause
+ * asks whether an FCALL may write before running it). */
+int functionFlagsByName(const char *name);
 
 void functionCommand(client *c);
 void fcallCommand(client *c);

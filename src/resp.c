@@ -45,6 +45,7 @@ void respReset(respRequest *r) {
     r->bulklen = -1;
     r->pos = 0;
     r->argc = 0;
+    r->args_len = 0;
     r->err = NULL;
 }
 
@@ -152,6 +153,7 @@ static int respParseMultibulk(respRequest *r, const char *buf, size_t len,
         }
         r->args[r->argc].off = r->pos;
         r->args[r->argc].len = (size_t)r->bulklen;
+        r->args_len += (size_t)r->bulklen;
         r->argc++;
         r->pos += (size_t)r->bulklen + 2;
         r->bulklen = -1;

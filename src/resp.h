@@ -46,6 +46,7 @@ typedef struct respRequest {
     int argc;
     int argcap;
     respArg *args;            /* multibulk */
+    size_t args_len;          /* bytes of the complete arguments so far */
     sds *inline_argv;         /* inline, argc entries, owned */
     const char *err;          /* valid after RESP_ERROR, until the next reset */
     char errbuf[64];          /* storage for errors that quote input */

@@ -150,13 +150,13 @@ static int scriptParseShebang(const char *body, size_t blen, int *flags, size_t 
     return ok ? 0 : -1;
 }
 
-/* Cache and compile body; its sha into sha[41]. 0, or -1 after replying. */
-/* The shebang flags of the script an EVAL or EVALSHA (cmd) would run: 0
- * with *flags, or -1 when it is not cached or its shebang is bad. */
+/* The shebang flags of the script an EVAL, EVALSHA or their _RO forms
+ * (cmd) would run: 0 with *flags, or -1 when it is not cached or its
+ * shebang is bad. */
 static int scriptCommandShebang(cairnCommand *cmd, robj **argv, int argc, int *flags) {
     const char *body = NULL;
     if (argc < 2) return -1;
-    if (cmd->proc == evalCommand) {
+    if (cmd->proc == evalCommand || cmd->proc == evalRoCommand) {
         body = argv[1]->ptr;
     } else if (sdslen(argv[1]->ptr) == 40) {
         char sha[41];
@@ -178,10 +178,24 @@ static int scriptIsEval(cairnCommand *cmd) {
 }
 
 int scriptCommandMayWrite(cairnCommand *cmd, robj **argv, int argc) {
-    if (!scriptIsEval(cmd)) return (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
+    int declared = (cmd->flags & (CMD_WRITE | CMD_MAY_REPLICATE)) != 0;
+    int is_eval_ro = cmd->proc == evalRoCommand || cmd->proc == evalShaRoCommand;
     int flags;
-    if (scriptCommandShebang(cmd, argv, argc, &flags) == -1) return 1; /* it may be anything */
-    return (flags & SCRIPT_FLAG_COMPAT) || !(flags & SCRIPT_FLAG_NO_WRITES);
+    /* A function's own flags decide, as in Redis (FCALL_RO of a function
+     * without no-writes counts as a write; an unknown one keeps the
+     * command's). */
+    if (cmd->proc == fcallCommand || cmd->proc == fcallRoCommand) {
+        if (argc < 2 || (flags = functionFlagsByName(argv[1]->ptr)) == -1) return declared;
+        return !(flags & SCRIPT_FLAG_NO_WRITES);
+    }
+    if (!scriptIsEval(cmd) && !is_eval_ro) return declared;
+    /* EVAL and EVALSHA may always replicate unless the script says
+     * otherwise; the _RO forms only if it declares writes. A script not
+     * cached may be anything. */
+    int fallback = is_eval_ro ? declared : 1;
+    if (scriptCommandShebang(cmd, argv, argc, &flags) == -1 || (flags & SCRIPT_FLAG_COMPAT))
+        return fallback;
+    return !(flags & SCRIPT_FLAG_NO_WRITES);
 }
 
 int scriptCommandDeclaresWrite(cairnCommand *cmd, robj **argv, int argc) {
@@ -189,10 +203,14 @@ int scriptCommandDeclaresWrite(cairnCommand *cmd, robj **argv, int argc) {
     if (scriptIsEval(cmd))
         return scriptCommandShebang(cmd, argv, argc, &flags) == 0 &&
                !(flags & SCRIPT_FLAG_COMPAT) && !(flags & SCRIPT_FLAG_NO_WRITES);
-    if (cmd->proc == fcallCommand && argc >= 2) return functionDeclaresWrite(argv[1]->ptr);
+    if (cmd->proc == fcallCommand && argc >= 2) {
+        flags = functionFlagsByName(argv[1]->ptr);
+        return flags != -1 && !(flags & SCRIPT_FLAG_NO_WRITES);
+    }
     return 0;
 }
 
+/* Cache and compile body; its sha into sha[41]. 0, or -1 after replying. */
 static int scriptCreate(client *c, const char *body, size_t blen, char *sha) {
     scriptSha1Hex(sha, body, blen);
     if (scriptBody(sha)) return 0;

@@ -44,8 +44,9 @@ void scriptExecute(struct scriptRun *run,
  * allow_busy get SCRIPT_BUSY_ERROR. */
 int scriptIsBusy(void);
 /* May this command write or replicate (CLIENT PAUSE WRITE holds it)? Its
- * flags say, except for EVAL/EVALSHA, as in Redis: a script without a
- * shebang may; one with a shebang may unless it declares no-writes. */
+ * flags say, except for scripts, as in Redis: a script with a shebang or
+ * a function may unless it declares no-writes; EVAL/EVALSHA of a script
+ * without one (or not cached) may, the _RO forms may not. */
 int scriptCommandMayWrite(cairnCommand *cmd, robj **argv, int argc);
 /* Does the EVAL/EVALSHA/FCALL run a script whose flags make it a write
  * (a shebang or function without no-writes)? Redis counts those as write
