@@ -222,6 +222,7 @@ robj *dbLookupWrite(serverDb *db, robj *key) {
 void dbFindForWrite(serverDb *db, robj *key, keyRef *ref) {
     ref->db = db;
     ref->key = key;
+    ref->stale = NULL;
     server.stat_lookups++;
     dictEntry *de = dictFindOrPos(db->dict, key->ptr, &ref->pos);
     if (de && dictSize(db->expires) && dbKeyIsExpired(db, de)) {
@@ -230,16 +231,33 @@ void dbFindForWrite(serverDb *db, robj *key, keyRef *ref) {
         dbDeleteExpiredForWrite(db, de);
         server.stat_lookups++;
         de = dictFindOrPos(db->dict, key->ptr, &ref->pos);
+        /* A read-only replica keeps it for its primary's DEL, and it reads
+         * as missing all the same (PFCOUNT there answers 0, as Redis'
+         * write lookup does). */
+        if (de) {
+            ref->stale = de;
+            de = NULL;
+        }
     }
     /* A write lookup is an access too, as Redis' lookupKeyWrite. */
     if (de) dbTouch(dictGetVal(de));
     ref->de = de;
 }
 
+static int dbGenericDelete(serverDb *db, robj *key, int lazy);
+
 void dbSetValue(keyRef *ref, robj *val) {
     if (ref->de) {
         dbOverwriteValue(ref, val);
         return;
+    }
+    if (ref->stale) {
+        /* Only a write on a read-only replica gets here (none should): the
+         * stale entry would collide with the new one, so it goes first. */
+        dbGenericDelete(ref->db, ref->key, 0);
+        ref->stale = NULL;
+        server.stat_lookups++;
+        dictFindOrPos(ref->db->dict, ref->key->ptr, &ref->pos);
     }
     sds k = sdsnewkey(ref->key->ptr, sdslen(ref->key->ptr));
     ref->de = dictInsertAtPos(ref->db->dict, k, &ref->pos);

@@ -45,6 +45,7 @@ typedef struct keyRef {
     serverDb *db;
     robj *key;
     dictEntry *de;    /* NULL if absent */
+    dictEntry *stale; /* an expired entry kept in place (replica): de is NULL */
     dictInsertPos pos;
 } keyRef;
 void dbInit(void);

@@ -107,11 +107,14 @@ void memoryCommand(client *c) {
                 return;
             }
         }
-        robj *o = dbLookupReadNoTouch(c->db, c->argv[2]);
-        if (!o) {
+        /* As Redis: the entry as stored, expired or not (no expiry, no
+         * hit or miss counted, no keymiss event). */
+        dictEntry *de = dictFind(c->db->dict, c->argv[2]->ptr);
+        if (!de) {
             replyNull(c);
             return;
         }
+        robj *o = dictGetVal(de);
         size_t usage = objectComputeSize(o) + sizeof(dictEntry) + sdslen(c->argv[2]->ptr) + 2;
         replyLongLong(c, (long long)usage);
     } else if (!strcasecmp(sub, "stats") && c->argc == 2) {
