@@ -127,6 +127,8 @@ static void clientUnlinkList(client **head, client *c, size_t next_off) {
 }
 
 void clientFree(client *c) {
+    server.clients_mem_tracked -= c->mem_tracked;
+    c->mem_tracked = 0;
     if (c->conn) {
         if (c->prev) c->prev->next = c->next;
         else server.clients = c->next;
@@ -161,8 +163,17 @@ void clientFree(client *c) {
 void clientFreeAsync(client *c) {
     if (c->flags & CLIENT_CLOSE_ASAP) return;
     c->flags |= CLIENT_CLOSE_ASAP;
+    /* Closing: no longer counts against maxmemory-clients. */
+    server.clients_mem_tracked -= c->mem_tracked;
+    c->mem_tracked = 0;
     c->close_next = server.clients_to_close;
     server.clients_to_close = c;
+}
+
+size_t clientsClosingMemory(void) {
+    size_t mem = 0;
+    for (client *c = server.clients_to_close; c; c = c->close_next) mem += clientMemoryUsage(c);
+    return mem;
 }
 
 void clientsFreePendingClose(void) {
@@ -279,8 +290,14 @@ void clientProcessInput(client *c) {
         if (c->flags & CLIENT_MASTER) replicaMasterApplied(c, base, consumed);
         /* A blocked command keeps its argv: it runs again when a key it
          * waits for becomes ready. */
-        if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) break;
+        if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) {
+            clientMemTrack(c);
+            break;
+        }
         clientReset(c);
+        /* Its reply counts now, for the next command's eviction check
+         * (Redis counts a client after each command too). */
+        clientMemTrack(c);
     }
     if (c->qb_pos) {
         sdsrange(c->querybuf, c->qb_pos, -1);
@@ -741,30 +758,53 @@ size_t clientMemoryUsage(client *c) {
            trackingClientMemory(c);
 }
 
-/* maxmemory-clients: while normal and pubsub clients together hold more
- * than the limit, close the biggest one that may be evicted (not CLIENT
- * NO-EVICT). Called before the loop sleeps, after replies were written,
- * so output on its way out is not held against a client. One walk per
- * victim: with the limit off (the default) this costs nothing. */
-void clientsEvictIfNeeded(void) {
+/* maxmemory-clients in bytes (a negative setting is a percentage of
+ * maxmemory); 0: off. */
+static long long clientsEvictLimit(void) {
     long long limit = cfg.maxmemory_clients;
     if (limit < 0) limit = (long long)(cfg.maxmemory * (unsigned long long)-limit / 100);
+    return limit;
+}
+
+/* What c counts against maxmemory-clients: normal and pubsub clients
+ * (CLIENT NO-EVICT ones too, though they are never chosen). */
+static size_t clientEvictableMemory(client *c) {
+    int type = clientType(c);
+    if ((type != CLIENT_TYPE_NORMAL && type != CLIENT_TYPE_PUBSUB) ||
+        (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_FAKE)))
+        return 0;
+    return clientMemoryUsage(c);
+}
+
+void clientMemTrack(client *c) {
+    if (clientsEvictLimit() <= 0) return;
+    size_t mem = clientEvictableMemory(c);
+    server.clients_mem_tracked += mem - c->mem_tracked; /* wraps back into range */
+    c->mem_tracked = mem;
+}
+
+/* maxmemory-clients: while normal and pubsub clients together hold more
+ * than the limit, close the biggest one that may be evicted (not CLIENT
+ * NO-EVICT). Called before the loop sleeps: it recounts every client, so
+ * the running total (which misses changes made between commands, like
+ * output written, a subscriber's messages, input read) is exact again
+ * afterwards. With the limit off (the default) this costs nothing. */
+void clientsEvictIfNeeded(void) {
+    long long limit = clientsEvictLimit();
     if (limit <= 0) return;
     for (;;) {
         size_t total = 0, worst_mem = 0;
         client *worst = NULL;
         for (client *c = server.clients; c; c = c->next) {
-            int type = clientType(c);
-            if ((type != CLIENT_TYPE_NORMAL && type != CLIENT_TYPE_PUBSUB) ||
-                (c->flags & (CLIENT_CLOSE_ASAP | CLIENT_FAKE)))
-                continue;
-            size_t mem = clientMemoryUsage(c);
+            size_t mem = clientEvictableMemory(c);
+            c->mem_tracked = mem;
             total += mem;
-            if (!(c->flags & CLIENT_NO_EVICT) && mem > worst_mem) {
+            if (mem && !(c->flags & CLIENT_NO_EVICT) && mem > worst_mem) {
                 worst = c;
                 worst_mem = mem;
             }
         }
+        server.clients_mem_tracked = total;
         if (total < (size_t)limit || !worst) return;
         sds info = clientInfoString(sdsempty(), worst);
         serverLog(LL_NOTICE, "Evicting client: %s", info);
@@ -772,6 +812,29 @@ void clientsEvictIfNeeded(void) {
         server.stat_evictedclients++;
         clientFreeAsync(worst);
     }
+}
+
+/* Between commands the clients' memory is known as last counted: the
+ * current client's request is both in its query buffer and in its argv,
+ * which a recount would hold against it twice. So this, like Redis'
+ * per-command check, goes by the counted values. */
+int clientsEvictBeforeCommand(client *c) {
+    long long limit = clientsEvictLimit();
+    if (limit <= 0) return 0;
+    while (server.clients_mem_tracked >= (size_t)limit) {
+        client *worst = NULL;
+        for (client *x = server.clients; x; x = x->next) {
+            if (x->flags & CLIENT_NO_EVICT) continue;
+            if (x->mem_tracked && (!worst || x->mem_tracked > worst->mem_tracked)) worst = x;
+        }
+        if (!worst) break;
+        sds info = clientInfoString(sdsempty(), worst);
+        serverLog(LL_NOTICE, "Evicting client: %s", info);
+        sdsfree(info);
+        server.stat_evictedclients++;
+        clientFreeAsync(worst); /* takes its share off the total */
+    }
+    return (c->flags & CLIENT_CLOSE_ASAP) != 0;
 }
 
 int clientsCron(void) {

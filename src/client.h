@@ -80,6 +80,7 @@ typedef struct client {
     sds querybuf;
     size_t qb_pos;            /* consumed prefix of querybuf */
     size_t querybuf_peak;
+    size_t mem_tracked;       /* its share of server.clients_mem_tracked (maxmemory-clients) */
     respRequest req;          /* parser state for the request being read */
     int argc, argv_len;
     robj **argv;
@@ -157,6 +158,8 @@ static inline void replyRaw(client *c, const char *s, size_t len) {
 client *clientCreate(connection *conn, int flags);
 void clientFree(client *c);
 void clientFreeAsync(client *c);
+/* Memory of the clients waiting to be freed before the loop sleeps. */
+size_t clientsClosingMemory(void);
 void clientsFreePendingClose(void);
 void clientFreeArgv(client *c);
 void clientReset(client *c);
@@ -184,6 +187,12 @@ int clientCheckOutputLimits(client *c);
 size_t clientMemoryUsage(client *c);
 /* maxmemory-clients: close the biggest clients while all hold too much. */
 void clientsEvictIfNeeded(void);
+/* maxmemory-clients before each command, as Redis: if the clients' memory
+ * as last counted reaches the limit, evict the biggest.
+ * 1 if c itself was evicted (its command must not run). */
+int clientsEvictBeforeCommand(client *c);
+/* Recount c's memory into the running total after its command. */
+void clientMemTrack(client *c);
 void clientProcessInput(client *c);
 client *clientLookupById(uint64_t id);
 void clientRewriteArgv(client *c, int argc, ...);

@@ -100,8 +100,10 @@ static int evictOverLimit(size_t *tofree) {
     size_t used = zmalloc_used_memory();
     if (used <= cfg.maxmemory) return 0; /* the common case: nothing else to read */
     /* Values on their way out through the lazy-free thread are as good as
-     * freed: counting them would evict again for the same bytes. */
-    size_t skip = evictNotCountedMemory() + lazyfreePendingBytes();
+     * freed: counting them would evict again for the same bytes. So are
+     * clients closing before the loop sleeps (those maxmemory-clients just
+     * evicted: Redis frees them at once, and evicts no key for them). */
+    size_t skip = evictNotCountedMemory() + lazyfreePendingBytes() + clientsClosingMemory();
     used = used > skip ? used - skip : 0;
     if (used <= cfg.maxmemory) return 0;
     if (tofree) *tofree = used - cfg.maxmemory;

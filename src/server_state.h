@@ -84,6 +84,7 @@ struct cairnServer {
     long long stat_reply_buffer_shrinks, stat_reply_buffer_expands;
     long long stat_evictedkeys;
     long long stat_evictedclients; /* maxmemory-clients */
+    size_t clients_mem_tracked;    /* normal and pubsub clients' memory as last counted */
     long long stat_lookups;      /* dictionary lookups of the keyspace (debug counter) */
     dict *errors;                /* error code -> count, for INFO errorstats */
     /* Slow log */

@@ -186,6 +186,57 @@ test "maxmemory-clients counts queued MULTI commands, watched keys and tracking 
     r $c CLIENT NO-EVICT off
 }
 
+test "maxmemory-clients is checked before each command, not only between batches" {
+    # One packet: 40 GETs whose 100 KB replies pile up unwritten until the
+    # loop sleeps (4 MB, over the 3 MB limit), then an INCR. The client
+    # goes once its counted memory reaches the limit, so the INCR at the
+    # end never runs.
+    r $c CLIENT NO-EVICT on
+    r $c SET big [string repeat x 100000]
+    r $c DEL counter
+    set ev [info_field $c evicted_clients stats]
+    r $c CONFIG SET maxmemory-clients 3mb
+    set p [client $srv]
+    send_raw $p "[string repeat [resp GET big] 40][resp INCR counter]"
+    wait_for {[info_field $c evicted_clients stats] > $ev} 5000 "the pipelining client evicted"
+    assert [connection_closed $p 5000]
+    close_client $p
+    assert_equal {} [r $c GET counter] "commands after the limit was reached ran"
+    r $c CONFIG SET maxmemory-clients 0
+    r $c CLIENT NO-EVICT off
+}
+
+test "Clients' output is evicted before keys: maxmemory-clients below maxmemory" {
+    # As Redis' own test: 5 MB of keys under an 11 MB maxmemory, 20 clients
+    # that never read their MGET replies. The clients go (over 3 MB
+    # together), not the keys.
+    r $c FLUSHALL
+    r $c CLIENT NO-EVICT on
+    r $c CONFIG SET maxmemory 11mb
+    r $c CONFIG SET maxmemory-policy allkeys-lru
+    r $c CONFIG SET maxmemory-clients 3mb
+    r $c CONFIG RESETSTAT
+    for {set j 0} {$j < 50} {incr j} { r $c SETRANGE $j 100000 x }
+    set readers {}
+    for {set j 0} {$j < 20} {incr j} { lappend readers [client $srv] }
+    set t [clock milliseconds]
+    while {[info_field $c evicted_clients stats] == 0 && [clock milliseconds] - $t < 20000} {
+        foreach h $readers {
+            if {[catch {send_raw $h [resp MGET 1]}]} {
+                set readers [lsearch -all -inline -not -exact $readers $h]
+            }
+        }
+    }
+    assert {[info_field $c evicted_clients stats] > 0} "no client evicted"
+    assert_equal 0 [info_field $c evicted_keys stats]
+    assert_equal 50 [r $c DBSIZE]
+    foreach h $readers { catch {close_client $h} }
+    r $c CONFIG SET maxmemory 0
+    r $c CONFIG SET maxmemory-clients 0
+    r $c CLIENT NO-EVICT off
+    r $c FLUSHALL
+}
+
 test "timeout closes idle clients but not subscribers or blocked clients" {
     set tsrv [start_server -config {timeout 1}]
     set idle [client $tsrv]
