@@ -27,6 +27,7 @@
 #include "shutdown_wait.h"
 #include "tls.h"
 #include "tracking.h"
+#include "proctitle.h"
 #include "util.h"
 #include "watchdog.h"
 #include "zmalloc.h"
@@ -445,6 +446,8 @@ static void mainBanner(void) {
 }
 
 int main(int argc, char **argv) {
+    /* Before anything keeps a pointer into argv or the environment. */
+    proctitleInit(argc, argv);
     if (argc >= 2 && (!strcmp(argv[1], "-v") || !strcmp(argv[1], "--version"))) {
         printf("cairn server v=%s redis_version=%s malloc=%s bits=%d\n", CAIRN_OWN_VERSION,
                CAIRN_VERSION, zmalloc_lib(), (int)(sizeof(long) * 8));
@@ -573,6 +576,8 @@ int main(int argc, char **argv) {
     cfgHooks.apply_maxclients = applyMaxclients;
     cfgHooks.apply_hz = applyHz;
     cfgHooks.apply_watchdog = watchdogApply;
+    cfgHooks.apply_proc_title = proctitleApply;
+    if (cfg.set_proc_title) (void)proctitleApply(NULL);
     cfgHooks.apply_maxmemory = evictApplyMaxmemory;
     cfgHooks.apply_oom_score_adj = applyOomScoreAdj;
     cfgHooks.apply_jemalloc_bg_thread = applyJemallocBgThread;
