@@ -26,6 +26,7 @@
 #include "repl.h"
 #include "blocked.h"
 #include "db.h"
+#include "evict.h"
 #include "lazyfree.h"
 #include "lfu.h"
 #include "latency.h"
@@ -58,8 +59,9 @@ static void dictObjectDestructor(dict *d, void *val) {
     if (val) decrRefCount(val);
 }
 
-dictType dbDictType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, dictSdsDestructor,
-                       dictObjectDestructor, NULL};
+dictType dbDictType = {
+    dictSdsHash,           NULL, NULL, dictSdsKeyCompare, dictSdsDestructor, dictObjectDestructor,
+    evictDictExpandAllowed};
 /* expires: keys are the same sds pointers as in the main dict, not owned. */
 dictType keyptrDictType = {dictSdsHash, NULL, NULL, dictSdsKeyCompare, NULL, NULL, NULL};
 

@@ -110,6 +110,19 @@ static int evictOverLimit(size_t *tofree) {
     return 1;
 }
 
+/* Load factor past which the keyspace table grows whatever memory says
+ * (Redis' HASHTABLE_MAX_LOAD_FACTOR): lookups would get too slow. */
+#define EVICT_DICT_MAX_LOAD 1.618
+
+int evictDictExpandAllowed(size_t more_mem, double used_ratio) {
+    if (used_ratio > EVICT_DICT_MAX_LOAD || !cfg.maxmemory) return 1;
+    size_t used = zmalloc_used_memory();
+    if (used + more_mem <= cfg.maxmemory) return 1;
+    size_t skip = evictNotCountedMemory();
+    used = used > skip ? used - skip : 0;
+    return used + more_mem <= cfg.maxmemory;
+}
+
 static void evictNoteOver(int over) {
     if (over && !over_since_us) {
         over_since_us = monotonicUs();

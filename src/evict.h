@@ -23,6 +23,10 @@ int evictBeforeCommand(client *c, cairnCommand *cmd);
 /* Memory that used_memory holds but maxmemory does not count: the
  * propagation stream beyond the backlog (replica and AOF buffers). */
 size_t evictNotCountedMemory(void);
+/* The keyspace dict's expand veto, as Redis: a table not yet past its
+ * maximum load factor does not double when the new bucket array would put
+ * memory over maxmemory (and so evict keys for the table's sake). */
+int evictDictExpandAllowed(size_t more_mem, double used_ratio);
 /* INFO stats: ms spent over maxmemory in total and in the current spell. */
 long long evictTotalExceededMs(void);
 long long evictCurrentExceededMs(void);

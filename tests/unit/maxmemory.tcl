@@ -323,6 +323,23 @@ test "CONFIG SET maxmemory inside EXEC evicts after the transaction, not during 
     reset $c
 }
 
+test "The keyspace table does not double past maxmemory: no key is evicted for it" {
+    # 65536 keys fill a 65536-bucket table; the next key would double it
+    # (a 1 MB bucket array), well past a limit 200 KB above the current
+    # use. As Redis, the table waits (it may load up to 1.618 per bucket)
+    # rather than evict keys to make room for itself.
+    r $c FLUSHALL
+    r $c CONFIG SET maxmemory 0 maxmemory-policy allkeys-random
+    r $c DEBUG POPULATE 65536 "" 1
+    set used [info_field $c used_memory memory]
+    r $c CONFIG RESETSTAT
+    r $c CONFIG SET maxmemory [expr {$used + 200000}]
+    for {set j 0} {$j < 10} {incr j} { r $c SET extra$j v }
+    assert_equal 65546 [r $c DBSIZE]
+    assert_equal 0 [info_field $c evicted_keys stats]
+    reset $c
+}
+
 test "the server exits cleanly (no sanitizer report)" {
     close_client $c
     stop_server $srv
