@@ -550,7 +550,10 @@ static const char *luaCallDenied(scriptRun *run, cairnCommand *cmd, robj **argv,
         return "This Redis command is not allowed from script";
     int pos = 0, res = aclCheckCommand(run->caller->user, cmd, argv, argc, &pos);
     if (res != ACL_OK) {
-        aclLogAdd(run->caller, res, ACL_LOG_CTX_LUA, pos, NULL, NULL);
+        /* The object is the script's command or argument, not the
+         * caller's (EVAL and its arguments). */
+        aclLogAdd(run->caller, res, ACL_LOG_CTX_LUA, pos, NULL,
+                  res == ACL_DENIED_CMD ? cmd->fullname : (const char *)argv[pos]->ptr);
         return res == ACL_DENIED_CMD
                    ? "The user executing the script can't run this command or subcommand"
                : res == ACL_DENIED_KEY ? "The user executing the script can't access at least one "
