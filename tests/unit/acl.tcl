@@ -250,6 +250,24 @@ test "ACL LOG: reasons, objects, grouping and RESET" {
     r $c ACL DELUSER lg
 }
 
+test "ACL LOG inside a script: context lua, the script's command and key as object" {
+    r $c ACL LOG RESET
+    r $c ACL SETUSER ls on >p +eval +get +mget -incr ~obj*
+    set x [as_user $srv ls p]
+    assert_error "*can't run this command*" {r $x EVAL {return redis.call('incr','obj1')} 0}
+    # the denied key is the script command's fourth argument: EVAL has three
+    assert_error "*can't access at least one of the keys*" {r $x EVAL {return redis.call('mget','obj1','obj2','secret')} 0}
+    assert_error "*can't access at least one of the keys*" {r $x EVAL {return redis.call('get','nope')} 0}
+    set log [r $c ACL LOG]
+    assert_equal 3 [llength $log]
+    assert_equal {key lua secret} [list [dict get [lindex $log 1] reason] [dict get [lindex $log 1] context] [dict get [lindex $log 1] object]]
+    assert_equal {key lua nope} [list [dict get [lindex $log 0] reason] [dict get [lindex $log 0] context] [dict get [lindex $log 0] object]]
+    assert_equal {command lua incr ls} [list [dict get [lindex $log 2] reason] [dict get [lindex $log 2] context] \
+        [dict get [lindex $log 2] object] [dict get [lindex $log 2] username]]
+    close_client $x
+    r $c ACL DELUSER ls
+}
+
 test "ACL DRYRUN, CAT, GENPASS, GETUSER" {
     r $c ACL SETUSER dr on nopass +get ~a*
     assert_equal OK [r $c ACL DRYRUN dr get abc]
