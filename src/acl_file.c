@@ -33,6 +33,17 @@ int aclUserDirective(sds *argv, int argc, const char **err) {
         *err = "Usernames can't contain spaces or null characters";
         return 0;
     }
+    /* As Redis, while reading the file: a name may be declared once,
+     * "default" included. */
+    for (int i = 0; i < nconfig_users; i++) {
+        if (!sdscmp(config_users[i][0], argv[0])) {
+            static char buf[256];
+            snprintf(buf, sizeof(buf), "Error in user declaration '%.64s': %s", argv[0],
+                     aclSetUserErrorString(EALREADY));
+            *err = buf;
+            return 0;
+        }
+    }
     sds *line = zmalloc(sizeof(sds) * (argc + 1));
     for (int j = 0; j < argc; j++) line[j] = sdsdup(argv[j]);
     line[argc] = NULL;

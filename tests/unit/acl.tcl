@@ -250,6 +250,14 @@ test "ACL LOG: reasons, objects, grouping and RESET" {
     r $c ACL DELUSER lg
 }
 
+test "A user declared twice at start-up (default too) is refused" {
+    foreach name {foo default} {
+        set rc [catch {exec $::cairn(server) --port 0 --user $name on --user $name off 2>@1} out]
+        assert_equal 1 $rc "the server started with two '$name' users"
+        assert_match "*Error in user declaration '$name': Duplicate user found. A user can only be defined once in config files*" $out
+    }
+}
+
 test "ACL LOG inside a script: context lua, the script's command and key as object" {
     r $c ACL LOG RESET
     r $c ACL SETUSER ls on >p +eval +get +mget -incr ~obj*
