@@ -61,8 +61,15 @@ typedef struct backupLink {
     char server_info[64];    /* "redis_version:..." of the source, if INFO answered */
     char replid2[41];        /* the source's master_replid2 ("" if INFO did not say) */
     long long second_offset; /* its second_repl_offset: replid2 holds up to this - 1 */
-    int continued;           /* +CONTINUE: the stream goes on at psync_offset, no payload */
-    int archiver;            /* the source accepted REPLCONF archive-only (cairn) */
+    char info_replid[41];    /* its master_replid and master_repl_offset ("" / 0 if unknown) */
+    long long info_offset;
+    int continued; /* +CONTINUE: the stream goes on at psync_offset, no payload */
+    /* A refused PSYNC because the tool holds bytes the source never had
+     * (it is behind the tool, e.g. a promoted replica that missed the
+     * old primary's last writes): the last offset of the requested history
+     * the source shares, else -1. */
+    long long diverged_at;
+    int archiver; /* the source accepted REPLCONF archive-only (cairn) */
 } backupLink;
 
 /* ---- transport.c ---- */
@@ -127,6 +134,11 @@ typedef struct backupManifest {
     long long keys_type[BACKUP_TYPES];
     long long expires;
     char enc_keyid[17]; /* "" unless encrypted (crypt.c) */
+    /* Taken by `stream` because the source is behind the archive: backup
+     * diverged_from's stream (diverged_at, diverged_end] is not on this
+     * source (NULL / -1 otherwise). */
+    sds diverged_from;
+    long long diverged_at, diverged_end;
 } backupManifest;
 
 extern const char *backupTypeNames[BACKUP_TYPES];
@@ -277,8 +289,8 @@ struct rdbLoadStats;
 typedef void backupKeyFn(void *ctx, size_t offset, int dbid, int rdbtype, sds key, struct robj *val,
                          long long expire);
 typedef void backupLibraryFn(void *ctx, size_t offset, sds code);
-int backupScanFile(const char *path, backupKeyFn *fn, backupLibraryFn *lib, void *ctx, struct rdbLoadStats *st,
-                   sds *err);
+int backupScanFile(const char *path, backupKeyFn *fn, backupLibraryFn *lib, void *ctx,
+                   struct rdbLoadStats *st, sds *err);
 /* The check of a snapshot as its bytes arrive (a loader thread on a pipe):
  * checkStart, checkFeed with every byte in order, checkFinish (frees it;
  * 0 with *out, or -1 with *err). */
@@ -289,8 +301,12 @@ int checkFinish(backupChecker *c, backupCounts *out, sds *err);
 
 extern int backup_json; /* --json: machine-readable results */
 int backupFull(const backupLinkOptions *o, const char *repo);
-/* The payload of an open link as a new backup; *id gets its ID. */
-int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds *id, sds *err);
+/* The payload of an open link as a new backup; *id gets its ID. With
+ * l->diverged_at >= 0, `timeline` (the backup whose archive the PSYNC
+ * asked to continue, which ends at `end`) is named in the manifest as
+ * the history this one diverged from. */
+int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, const char *timeline,
+                        long long end, sds *id, sds *err);
 int backupList(const char *repo, int json);
 /* keep_last 0 / keep_within < 0: that rule is off. */
 int backupPrune(const char *repo, int keep_last, double keep_within, int dry_run);

@@ -8,9 +8,11 @@
  *   cairn-backup list    --repo DIR [--json]
  *   cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] [--dry-run]
  *   cairn-backup verify  --repo DIR [ID] [--json]
- *   cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME |
+ *   cairn-backup restore --repo DIR --to DIR [--backup ID] [--at TIME |
  *                        --offset N | --before-command NAME] [--force]
  *                        [--redis-compatible]
+ *   (--backup alone: that snapshot; with a point: searched on its timeline
+ *   only, e.g. an older one a failover diverged from)
  *   full and stream also take --archive-cmd 'CMD %f' (backupArchiveFile);
  *   they and restore --to-server take
  *   --tls [--cacert F] [--cacertdir D] [--cert F --key F] [--sni N] [--insecure]
@@ -121,8 +123,9 @@ static int backupUsage(void) {
         "       cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] "
         "[--dry-run]\n"
         "       cairn-backup verify  --repo DIR [ID] [--json]\n"
-        "       cairn-backup restore --repo DIR --to DIR [--backup ID | --at TIME | --offset N |\n"
+        "       cairn-backup restore --repo DIR --to DIR [--backup ID] [--at TIME | --offset N |\n"
         "                            --before-command NAME] [--force] [--redis-compatible]\n"
+        "       (--backup ID with a point: only that backup's timeline)\n"
         "       (or --to-server HOST:PORT [--user U] [--pass P] [TLS options] instead of --to)\n"
         "TIME: ISO 8601 with Z or an offset (2026-12-02T01:02:03.5Z), or Unix seconds.\n");
     return 2;
@@ -325,8 +328,9 @@ int backupMain(int argc, char **argv) {
             fprintf(stderr, "cairn-backup: restore needs --to DIR or --to-server HOST:PORT\n");
             return backupUsage();
         }
-        if (!!a.id + !!a.at + !!a.offset + !!a.before > 1) {
-            fprintf(stderr, "cairn-backup: --backup, --at and --offset exclude each other\n");
+        if (!!a.at + !!a.offset + !!a.before > 1) {
+            fprintf(stderr,
+                    "cairn-backup: --at, --offset and --before-command exclude each other\n");
             return backupUsage();
         }
         if (a.at) {

@@ -10,6 +10,7 @@
  * in, only the fsync, the manifest and the rename into place are left
  * (repo.c describes the layout and the crash safety). With --encrypt-key
  * the file is encrypted and then hashed. */
+#define _GNU_SOURCE /* sync_file_range */
 #include "backup.h"
 #include "object.h"
 #include "rdb.h"
@@ -17,6 +18,7 @@
 #include "rio_codec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,12 +33,25 @@ typedef struct fullFileRio {
     rio r;
     size_t (*file_write)(rio *r, const void *buf, size_t len);
     fileHasher *hash;
+    off_t written, flushed; /* bytes written; those handed to writeback */
 } fullFileRio;
+
+/* Writeback starts every this many bytes (sync_file_range, which does not
+ * wait), so the fsync after the last byte finds little left to write. */
+#define FULL_WRITEBACK (4 * 1024 * 1024)
 
 static size_t fullFileWrite(rio *r, const void *buf, size_t len) {
     fullFileRio *f = (fullFileRio *)r;
     if (f->hash) fileHasherUpdate(f->hash, buf, len);
-    return f->file_write(r, buf, len);
+    if (!f->file_write(r, buf, len)) return 0;
+    f->written += (off_t)len;
+    if (f->written - f->flushed >= FULL_WRITEBACK) {
+        FILE *fp = r->io.file.fp;
+        if (fflush(fp) == EOF) return 0;
+        sync_file_range(fileno(fp), f->flushed, f->written - f->flushed, SYNC_FILE_RANGE_WRITE);
+        f->flushed = f->written;
+    }
+    return 1;
 }
 
 typedef struct fullSink {
@@ -92,7 +107,7 @@ static int fullReceive(backupLink *l, const char *path, backupManifest *m, backu
     }
     fullFileRio file;
     rioInitWithFile(&file.r, fp);
-    rioSetAutoSync(&file.r, 32 * 1024 * 1024);
+    file.written = file.flushed = 0;
     file.file_write = file.r.write_fn;
     file.r.write_fn = fullFileWrite;
     file.hash = cryptKeyId() ? NULL : fileHasherNew();
@@ -157,9 +172,16 @@ static void fullPrint(const backupManifest *m, int json) {
 
 /* The payload of an open link becomes a backup in the repository. 0 with
  * *id (the new backup's) set, or -1 with *err. */
-int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, sds *id, sds *err) {
+int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, const char *timeline,
+                        long long end, sds *id, sds *err) {
     backupManifest m;
     memset(&m, 0, sizeof(m));
+    m.diverged_at = m.diverged_end = -1;
+    if (timeline && l->diverged_at >= 0) {
+        m.diverged_from = sdsnew(timeline);
+        m.diverged_at = l->diverged_at;
+        m.diverged_end = end;
+    }
     m.id = fullMakeId(repo, l->sync_time);
     m.source = sdsnew(source);
     memcpy(m.replid, l->replid, 41);
@@ -233,6 +255,7 @@ done:
     sdsfree(m.id);
     sdsfree(m.source);
     sdsfree(m.file);
+    sdsfree(m.diverged_from);
     free(m.block_sha256);
     return ok ? 0 : -1;
 }
@@ -255,7 +278,7 @@ int backupFull(const backupLinkOptions *o, const char *repo) {
               l->size < 0 ? "diskless EOF-mark" : "sized", l->server_info[0] ? ", " : "",
               l->server_info);
     sds source = sdscatprintf(sdsempty(), "%s:%d", o->host, o->port);
-    int ret = backupStoreSnapshot(l, repo, source, &id, &err);
+    int ret = backupStoreSnapshot(l, repo, source, NULL, -1, &id, &err);
     backupLinkClose(l);
     if (ret == -1)
         fprintf(stderr, "cairn-backup: full backup failed: %s\n", err ? err : "unknown error");

@@ -1,10 +1,12 @@
 /* link: cairn-backup's replication client, a blocking one-connection
  * replica.
  *
- *   connect --> PING --> [AUTH user pass] --> REPLCONF capa eof capa psync2
- *     --> [REPLCONF rdb-only 1] --> PSYNC ? -1 --> +FULLRESYNC replid offset
- *     --> "\n" keep-alives --> "$<len>" or "$EOF:<40-byte mark>"
- *     --> payload bytes to the sink (an EOF payload: up to its mark)
+ *   connect --> PING --> [AUTH user pass] --> one write of: INFO server
+ *     replication, REPLCONF capa eof capa psync2, [REPLCONF archive-only 1],
+ *     [REPLCONF rdb-only 1] --> their replies in order --> PSYNC ? -1
+ *     --> +FULLRESYNC replid offset --> "\n" keep-alives --> "$<len>" or
+ *     "$EOF:<40-byte mark>" --> payload bytes to the sink (an EOF payload:
+ *     up to its mark)
  *
  * `stream` sends PSYNC <replid> <offset> instead and may get +CONTINUE (no
  * payload: the stream follows), and first REPLCONF archive-only 1, which a
@@ -14,7 +16,7 @@
  * No REPLCONF listening-port is sent: a source's INFO shows the link with
  * port 0, so redis-sentinel cannot reach (nor promote) it.
  * Replies are read a byte at a time up to their newline, so nothing of
- * the payload is taken by the handshake; the payload is read in 64 KB
+ * the payload is taken by the handshake; the payload is read in 256 KB
  * pieces (a primary streams nothing after an EOF mark before the replica's
  * first ACK, so a piece never runs past it). Every read and write is
  * bounded by the link's timeout. Every byte goes through transport.c
@@ -33,7 +35,7 @@
 #include <unistd.h>
 
 #define LINK_LINE_MAX 1024
-#define LINK_CHUNK    (64 * 1024)
+#define LINK_CHUNK    (256 * 1024)
 
 int backupConnect(const char *host, int port, int timeout_s, sds *err) {
     char portstr[16];
@@ -67,19 +69,24 @@ int backupConnect(const char *host, int port, int timeout_s, sds *err) {
     return fd;
 }
 
-static int linkSendCommand(backupLink *l, int argc, const char **argv, sds *err) {
-    sds s = sdscatprintf(sdsempty(), "*%d\r\n", argc);
+static sds linkFormat(sds s, int argc, const char **argv) {
+    s = sdscatprintf(s, "*%d\r\n", argc);
     for (int j = 0; j < argc; j++) {
         s = sdscatprintf(s, "$%zu\r\n", strlen(argv[j]));
         s = sdscatlen(s, argv[j], strlen(argv[j]));
         s = sdscatlen(s, "\r\n", 2);
     }
+    return s;
+}
+
+/* Write s (freed here) whole; `what` names it in the error. */
+static int linkSend(backupLink *l, sds s, const char *what, sds *err) {
     size_t off = 0;
     while (off < sdslen(s)) {
         ssize_t n = backupTransportWrite(l, s + off, sdslen(s) - off);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {
-            *err = sdscatprintf(sdsempty(), "sending %s: %s", argv[0],
+            *err = sdscatprintf(sdsempty(), "sending %s: %s", what,
                                 n < 0 ? strerror(errno) : "short write");
             sdsfree(s);
             return -1;
@@ -88,6 +95,10 @@ static int linkSendCommand(backupLink *l, int argc, const char **argv, sds *err)
     }
     sdsfree(s);
     return 0;
+}
+
+static int linkSendCommand(backupLink *l, int argc, const char **argv, sds *err) {
+    return linkSend(l, linkFormat(sdsempty(), argc, argv), argv[0], err);
 }
 
 /* Why a read returned n <= 0 (SO_RCVTIMEO makes a timeout EAGAIN). */
@@ -129,25 +140,29 @@ static int linkCall(backupLink *l, int argc, const char **argv, char *reply, siz
     return 0;
 }
 
-/* INFO server's version line, for the manifest, and the replication
- * section's second ID, to explain a refused PSYNC (a bulk reply: read it
- * whole). */
-static void linkReadVersion(backupLink *l) {
-    const char *argv[3] = {"INFO", "server", "replication"};
+/* The reply to INFO server replication: the version line, for the
+ * manifest, and the replication section's second ID, to explain a refused
+ * PSYNC (a bulk reply: read it whole; an error reply, e.g. an ACL user
+ * without INFO, leaves both unknown). -1 only if the link failed. */
+static int linkReadInfo(backupLink *l, sds *err) {
     char line[LINK_LINE_MAX];
-    sds err = NULL;
     l->second_offset = -1;
-    if (linkCall(l, 3, argv, line, sizeof(line), &err) == -1 || line[0] != '$') {
-        sdsfree(err);
-        return;
-    }
+    do {
+        if (linkReadLine(l, line, sizeof(line), err) == -1) return -1;
+    } while (line[0] == '\0');
+    if (line[0] != '$') return 0;
     long long len = strtoll(line + 1, NULL, 10) + 2, got = 0;
     sds body = sdsempty();
     while (got < len) {
         char buf[4096];
         size_t want = (size_t)(len - got) < sizeof(buf) ? (size_t)(len - got) : sizeof(buf);
         ssize_t n = backupTransportRead(l, buf, want);
-        if (n <= 0) break;
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            *err = sdscatprintf(sdsempty(), "reading INFO: %s", linkReadFailure(n));
+            sdsfree(body);
+            return -1;
+        }
         body = sdscatlen(body, buf, (size_t)n);
         got += n;
     }
@@ -158,6 +173,12 @@ static void linkReadVersion(backupLink *l) {
         size_t n = strcspn(p, "\r\n");
         snprintf(l->server_info, sizeof(l->server_info), "%.*s", (int)n, p);
     }
+    const char *id1 = strstr(body, "master_replid:"), *off1 = strstr(body, "master_repl_offset:");
+    if (id1 && off1 && strcspn(id1 + 14, "\r\n") == 40) {
+        memcpy(l->info_replid, id1 + 14, 40);
+        l->info_replid[40] = '\0';
+        l->info_offset = strtoll(off1 + 19, NULL, 10);
+    }
     const char *id2 = strstr(body, "master_replid2:"), *off2 = strstr(body, "second_repl_offset:");
     if (id2 && off2 && strcspn(id2 + 15, "\r\n") == 40) {
         memcpy(l->replid2, id2 + 15, 40);
@@ -165,10 +186,20 @@ static void linkReadVersion(backupLink *l) {
         l->second_offset = strtoll(off2 + 19, NULL, 10);
     }
     sdsfree(body);
+    return 0;
+}
+
+/* A status reply to a pipelined command: -1 if the link failed. */
+static int linkReadStatus(backupLink *l, char *line, size_t cap, sds *err) {
+    do {
+        if (linkReadLine(l, line, cap, err) == -1) return -1;
+    } while (line[0] == '\0');
+    return 0;
 }
 
 backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
     backupLink *l = calloc(1, sizeof(*l));
+    l->diverged_at = -1;
     l->timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
     l->fd = backupConnect(o->host, o->port, l->timeout_s, err);
     if (l->fd == -1) {
@@ -195,28 +226,35 @@ backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
         *err = sdscatprintf(sdsempty(), "the source needs AUTH (--user/--pass): %s", line);
         goto fail;
     }
-    linkReadVersion(l);
+    /* The commands before PSYNC go in one write, replies read in order:
+     * one round trip instead of four. PSYNC waits for them (a source
+     * refuses it while replies to a client are pending). */
+    char offstr[32];
+    snprintf(offstr, sizeof(offstr), "%lld", o->psync_replid ? o->psync_offset : -1LL);
+    const char *info[3] = {"INFO", "server", "replication"};
     const char *capa[5] = {"REPLCONF", "capa", "eof", "capa", "psync2"};
-    if (linkCall(l, 5, capa, line, sizeof(line), err) == -1) goto fail;
+    const char *arch[3] = {"REPLCONF", "archive-only", "1"};
+    /* Redis 7.0 closes after the snapshot with rdb-only and keeps no stream
+     * for us; a source that does not know it (older ones) streams on, and
+     * we close after the payload anyway. */
+    const char *rdbonly[3] = {"REPLCONF", "rdb-only", "1"};
+    const char *psync[3] = {"PSYNC", o->psync_replid ? o->psync_replid : "?", offstr};
+    sds batch = linkFormat(sdsempty(), 3, info);
+    batch = linkFormat(batch, 5, capa);
+    if (o->archive_only) batch = linkFormat(batch, 3, arch);
+    if (o->rdb_only) batch = linkFormat(batch, 3, rdbonly);
+    if (linkSend(l, batch, "the handshake", err) == -1) goto fail;
+    if (linkReadInfo(l, err) == -1) goto fail;
+    if (linkReadStatus(l, line, sizeof(line), err) == -1) goto fail;
     if (line[0] == '-') {
         *err = sdscatprintf(sdsempty(), "REPLCONF capa refused: %s", line);
         goto fail;
     }
     if (o->archive_only) {
-        const char *arch[3] = {"REPLCONF", "archive-only", "1"};
-        if (linkCall(l, 3, arch, line, sizeof(line), err) == -1) goto fail;
+        if (linkReadStatus(l, line, sizeof(line), err) == -1) goto fail;
         l->archiver = line[0] == '+';
     }
-    if (o->rdb_only) {
-        /* Redis 7.0 then closes after the snapshot and keeps no stream for
-         * us; a source that does not know it (older ones) streams on, and
-         * we close after the payload anyway. */
-        const char *rdbonly[3] = {"REPLCONF", "rdb-only", "1"};
-        if (linkCall(l, 3, rdbonly, line, sizeof(line), err) == -1) goto fail;
-    }
-    char offstr[32];
-    snprintf(offstr, sizeof(offstr), "%lld", o->psync_replid ? o->psync_offset : -1LL);
-    const char *psync[3] = {"PSYNC", o->psync_replid ? o->psync_replid : "?", offstr};
+    if (o->rdb_only && linkReadStatus(l, line, sizeof(line), err) == -1) goto fail;
     if (linkCall(l, 3, psync, line, sizeof(line), err) == -1) goto fail;
     if (!strncmp(line, "+CONTINUE", 9)) {
         /* PSYNC2: the history may go on under the primary's new ID. */
@@ -232,15 +270,25 @@ backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err) {
     if (o->psync_replid && o->psync_refusal) {
         *o->psync_refusal = sdscatprintf(sdsempty(), "the source answered %.200s to PSYNC %s %s",
                                          line, o->psync_replid, offstr);
-        /* A promoted replica that never got the last bytes the tool did:
-         * writes the failover lost, which only the old timeline holds. */
-        if (!strcmp(l->replid2, o->psync_replid) && l->second_offset > 0 &&
-            o->psync_offset > l->second_offset)
+        /* PSYNC2 continues an ID's history only up to what the source
+         * has of it: second_repl_offset - 1 for its previous ID (a
+         * promoted replica), master_repl_offset for its own (one that
+         * restarted from an older snapshot). A tool past that holds
+         * writes the source lost, which only the old timeline keeps. */
+        long long shared = -1;
+        if (!strcmp(l->replid2, o->psync_replid) && l->second_offset > 0)
+            shared = l->second_offset - 1;
+        else if (!strcmp(l->info_replid, o->psync_replid))
+            shared = l->info_offset;
+        if (shared >= 0 && o->psync_offset - 1 > shared) {
+            l->diverged_at = shared;
             *o->psync_refusal = sdscatprintf(
                 *o->psync_refusal,
-                "; it continues that history only up to offset %lld, so the %lld archived bytes "
-                "after it (lost in the failover) stay in the old timeline",
-                l->second_offset - 1, o->psync_offset - l->second_offset);
+                "; the source holds that history only up to offset %lld: the archived tail "
+                "(%lld, %lld] is not on it (writes lost in the failover) and stays restorable "
+                "from the old timeline",
+                shared, shared, o->psync_offset - 1);
+        }
     }
     if (strncmp(line, "+FULLRESYNC ", 12)) {
         *err = sdscatprintf(sdsempty(), "unexpected reply to PSYNC: %.200s", line);

@@ -6,7 +6,10 @@
  * does not start where the previous one ended (restore never crosses one).
  * Then the earliest and latest restorable times and the periods between
  * one backup's archive end and the next backup, which no restore point
- * covers. Reads only metas and manifests. */
+ * covers. A backup that `stream` took because its source was behind the
+ * archive (a promoted replica that missed the last writes) names the
+ * timeline and the offsets only that older timeline holds. Reads only
+ * metas and manifests. */
 #include "backup.h"
 
 #include <stdio.h>
@@ -57,9 +60,13 @@ int backupList(const char *repo, int json) {
             printf("%s{\"id\":\"%s\",\"time\":%.6f,\"source\":\"%s\",\"replid\":\"%s\",\"offset\":%"
                    "lld,"
                    "\"keys\":%lld,\"rdb_bytes\":%lld,\"file_bytes\":%lld,\"stream_end\":%lld,"
-                   "\"stream_end_time\":%.6f,\"segments\":%d,\"gap_at\":%lld}",
+                   "\"stream_end_time\":%.6f,\"segments\":%d,\"gap_at\":%lld",
                    j ? "," : "", m->id, m->time, m->source, m->replid, m->offset, m->keys,
                    m->rdb_bytes, m->file_bytes, t->end, t->end_time, t->segments, t->gap_at);
+            if (m->diverged_from)
+                printf(",\"diverged_from\":\"%s\",\"diverged_at\":%lld,\"diverged_end\":%lld",
+                       m->diverged_from, m->diverged_at, m->diverged_end);
+            printf("}");
         } else {
             printf("backup %s  time %s  source %s  replid %s  offset %lld  keys %lld  rdb %lld  "
                    "stored %lld\n",
@@ -67,6 +74,12 @@ int backupList(const char *repo, int json) {
             if (t->segments)
                 printf("  stream (%lld, %lld] in %d segment%s, restorable %s .. %s\n", m->offset,
                        t->end, t->segments, t->segments == 1 ? "" : "s", a, b);
+            if (m->diverged_from)
+                printf("  diverged: taken after a failover; this source holds backup %s's history "
+                       "only up to offset %lld, its archived tail (%lld, %lld] is not on it "
+                       "(restorable from %s's timeline: restore --backup %s --at/--offset)\n",
+                       m->diverged_from, m->diverged_at, m->diverged_at, m->diverged_end,
+                       m->diverged_from, m->diverged_from);
             if (t->gap_at >= 0)
                 printf("  GAP: nothing archived after offset %lld; later segments are not "
                        "restorable\n",

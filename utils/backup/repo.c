@@ -165,7 +165,9 @@ static sds repoDirOf(const char *path) {
     return slash ? sdsnewlen(path, (size_t)(slash - path)) : sdsnew(".");
 }
 
-int repoWriteFileAtomic(const char *path, const void *buf, size_t len, sds *err) {
+/* repoWriteFileAtomic without the directory's fsync when !sync_dir (the
+ * caller syncs the directory once after more changes to it). */
+static int repoWriteFile(const char *path, const void *buf, size_t len, int sync_dir, sds *err) {
     sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", path, (int)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd == -1) goto fail;
@@ -183,6 +185,7 @@ int repoWriteFileAtomic(const char *path, const void *buf, size_t len, sds *err)
     fd = -1;
     if (rename(tmp, path) == -1) goto fail;
     sdsfree(tmp);
+    if (!sync_dir) return 0;
     sds dir = repoDirOf(path);
     int r = repoFsyncDir(dir, err);
     sdsfree(dir);
@@ -195,6 +198,10 @@ fail:
     return -1;
 }
 
+int repoWriteFileAtomic(const char *path, const void *buf, size_t len, sds *err) {
+    return repoWriteFile(path, buf, len, 1, err);
+}
+
 /* ---- layout ---- */
 
 int repoInit(const char *repo, sds *err) {
@@ -204,7 +211,7 @@ int repoInit(const char *repo, sds *err) {
     }
     sds marker = sdscatprintf(sdsempty(), "%s/%s", repo, REPO_MARKER);
     sds backups = sdscatprintf(sdsempty(), "%s/backups", repo);
-    int ret = 0;
+    int ret = 0, created = 0;
     if (access(marker, F_OK) == -1) {
         DIR *d = opendir(repo);
         struct dirent *de;
@@ -218,14 +225,18 @@ int repoInit(const char *repo, sds *err) {
                 sdscatprintf(sdsempty(), "%s is not empty and not a cairn-backup repository", repo);
             ret = -1;
         } else {
-            ret = repoWriteFileAtomic(marker, REPO_MARKER_TEXT, strlen(REPO_MARKER_TEXT), err);
+            ret = repoWriteFile(marker, REPO_MARKER_TEXT, strlen(REPO_MARKER_TEXT), 0, err);
+            created = 1;
         }
     }
-    if (ret == 0 && mkdir(backups, 0755) == -1 && errno != EEXIST) {
+    if (ret == 0 && mkdir(backups, 0755) == 0)
+        created = 1;
+    else if (ret == 0 && errno != EEXIST) {
         *err = sdscatprintf(sdsempty(), "creating %s: %s", backups, strerror(errno));
         ret = -1;
     }
-    if (ret == 0) ret = repoFsyncDir(repo, err);
+    /* One fsync for the marker's rename and backups/ (none when both were there). */
+    if (ret == 0 && created) ret = repoFsyncDir(repo, err);
     sdsfree(marker);
     sdsfree(backups);
     return ret;
@@ -308,6 +319,9 @@ sds manifestFormat(const backupManifest *m) {
     for (int j = 0; j < m->nblocks; j++)
         s = sdscatprintf(s, "block %d %s\n", j, m->block_sha256[j]);
     if (m->enc_keyid[0]) s = sdscatprintf(s, "encryption aes-256-gcm %s\n", m->enc_keyid);
+    if (m->diverged_from)
+        s = sdscatprintf(s, "diverged-from %s %lld %lld\n", m->diverged_from, m->diverged_at,
+                         m->diverged_end);
     s = sdscatprintf(s, "keys %lld\nexpires %lld\n", m->keys, m->expires);
     for (int j = 0; j < BACKUP_MAX_DBS; j++)
         if (m->keys_db[j]) s = sdscatprintf(s, "keys-db %d %lld\n", j, m->keys_db[j]);
@@ -360,6 +374,7 @@ backupManifest *manifestParse(const char *text, size_t len, sds *err) {
     size_t bodylen;
     if (repoUnseal(text, len, "manifest-sha256", "manifest", &bodylen, err) == -1) return NULL;
     backupManifest *m = calloc(1, sizeof(*m));
+    m->diverged_at = m->diverged_end = -1;
     int lineno = 0, have_head = 0;
     sds body = sdsnewlen(text, bodylen);
     int count;
@@ -402,7 +417,11 @@ backupManifest *manifestParse(const char *text, size_t len, sds *err) {
         else if (!strcmp(key, "encryption"))
             ok = !strncmp(v, "aes-256-gcm ", 12) && strlen(v + 12) == 16 &&
                  memcpy(m->enc_keyid, v + 12, 17);
-        else if (!strcmp(key, "rdb-bytes"))
+        else if (!strcmp(key, "diverged-from")) {
+            char id[128];
+            ok = sscanf(v, "%127s %lld %lld", id, &m->diverged_at, &m->diverged_end) == 3 &&
+                 !strchr(id, '/') && (m->diverged_from = sdsnew(id));
+        } else if (!strcmp(key, "rdb-bytes"))
             m->rdb_bytes = strtoll(v, NULL, 10);
         else if (!strcmp(key, "rdb-sha256"))
             ok = repoHex(v, m->rdb_sha256);
@@ -480,6 +499,7 @@ void manifestFree(backupManifest *m) {
     sdsfree(m->id);
     sdsfree(m->source);
     sdsfree(m->file);
+    sdsfree(m->diverged_from);
     free(m->block_sha256);
     free(m);
 }

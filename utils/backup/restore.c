@@ -5,7 +5,9 @@
  * offset inside some backup's archived range), --at TIME (the newest backup
  * taken at or before TIME, plus the stream bytes that had arrived by TIME),
  * --before-command NAME (just before the last such command in the archive),
- * or the end of the newest backup's archived range. A cut is moved back to
+ * or the end of the newest backup's archived range. --backup ID with one
+ * of the others searches that backup's timeline only (a timeline that a
+ * failover diverged from: `list` names the offsets only it holds). A cut is moved back to
  * a command boundary outside any transaction (replay.c).
  *
  * The snapshot is decompressed through the server's codec rio while both
@@ -137,6 +139,16 @@ static int restoreLineLoad(const char *repo, const backupManifest *b, long long 
 static const backupManifest *restorePick(const char *repo, backupManifest **list, int n,
                                          const backupRestoreOptions *o, restoreLine *t,
                                          long long *cut, sds *err) {
+    if (o->id && (o->have_time || o->have_offset || o->before)) {
+        /* That backup's timeline alone: offsets of timelines that diverged
+         * overlap, and --at would pick the newest backup. */
+        for (int j = 0; j < n; j++)
+            if (!strcmp(list[j]->id, o->id)) {
+                backupRestoreOptions one = *o;
+                one.id = NULL;
+                return restorePick(repo, list + j, 1, &one, t, cut, err);
+            }
+    }
     if (o->id) {
         for (int j = 0; j < n; j++)
             if (!strcmp(list[j]->id, o->id)) {

@@ -196,12 +196,13 @@ int backupStream(const backupStreamOptions *o) {
         } else {
             backupLog("partial resync impossible (%s): taking a new full backup",
                       refusal ? refusal : "the repository has no backup yet");
-            sdsfree(timeline);
+            sds prev = timeline;
             timeline = NULL;
-            if (backupStoreSnapshot(l, o->repo, source, &timeline, &err) == -1)
+            if (backupStoreSnapshot(l, o->repo, source, prev, end, &timeline, &err) == -1)
                 backupLog("full backup failed: %s", err);
             else
                 streamArchive(l, o->repo, timeline, l->offset, o);
+            sdsfree(prev);
         }
         backupLinkClose(l);
         sdsfree(err);
