@@ -110,6 +110,11 @@ static void rioCodecInitCommon(rio *r, int codec, size_t cap) {
     r->io.codec.ubuf = zmalloc(r->io.codec.ucap);
 }
 
+void rioCodecSetLevel(rio *r, int level) {
+    if (r->io.codec.codec == RIO_CODEC_ZSTD)
+        ZSTD_CCtx_setParameter(r->io.codec.ctx, ZSTD_c_compressionLevel, level);
+}
+
 int rioInitCodecWriter(rio *r, rio *inner, int codec) {
     /* Room for the worst case of the biggest piece lz4 is fed at once. */
     size_t cap = LZ4F_compressBound(RIO_CODEC_CHUNK / 2, NULL) + 64;

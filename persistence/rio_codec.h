@@ -21,6 +21,9 @@ const char *rioCodecName(int codec);
 /* Writing: bytes written to r leave compressed through inner. 1 on
  * success, 0 if the codec could not be set up. */
 int rioInitCodecWriter(rio *r, rio *inner, int codec);
+/* A zstd writer's level other than RIO_ZSTD_LEVEL, set before the first
+ * write (cairn-backup's own trade of size for CPU); lz4: nothing. */
+void rioCodecSetLevel(rio *r, int level);
 /* Ends the frame (its trailer goes to inner) and frees the state. 1 on
  * success. */
 int rioCodecFinish(rio *r);

@@ -29,6 +29,7 @@
 #include "sds.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Entry point: argv after the program name / --backup. Exit status. */
 int backupMain(int argc, char **argv);
@@ -103,8 +104,22 @@ typedef struct backupLinkOptions {
 backupLink *backupLinkOpen(const backupLinkOptions *o, sds *err);
 /* Called with the payload's bytes in order; 0 stops the transfer. */
 typedef int backupSinkFn(void *ctx, const void *buf, size_t len);
-/* Read the whole payload into sink. 0 on success, -1 with *err. */
-int backupLinkReadPayload(backupLink *l, backupSinkFn *sink, void *ctx, long long *bytes, sds *err);
+/* The payload pulled by its consumer (full.c's loader): each
+ * backupPayloadPull reads up to cap bytes of the link into buf and hands
+ * the payload bytes among them, in order, to sink (an EOF payload's mark
+ * is not; the bytes in buf may include it). It returns the bytes read,
+ * 0 once the payload is complete (done), or -1 with *err. */
+typedef struct backupPayload {
+    backupLink *l;
+    backupSinkFn *sink;
+    void *ctx;
+    long long total; /* payload bytes handed to sink */
+    int done;
+    size_t held; /* an EOF payload's last bytes, held back: they may be the mark */
+    char mark_tail[40];
+} backupPayload;
+void backupPayloadInit(backupPayload *p, backupLink *l, backupSinkFn *sink, void *ctx);
+ssize_t backupPayloadPull(backupPayload *p, void *buf, size_t cap, sds *err);
 void backupLinkClose(backupLink *l);
 /* REPLCONF ACK offset. 0 or -1. */
 int backupLinkAck(backupLink *l, long long offset);
@@ -182,6 +197,13 @@ void fileHasherFinal(fileHasher *h, char hex[65], long long *size, char (**block
  * of the directory. 0 or -1 with *err. */
 int repoWriteFileAtomic(const char *path, const void *buf, size_t len, sds *err);
 int repoFsyncDir(const char *dir, sds *err);
+/* write(2) until all of buf is out: 0, or -1 with errno. */
+int repoWriteAll(int fd, const void *buf, size_t len);
+/* Start the writeback (sync_file_range, not waiting for it) of what was
+ * written to fd past *flushed once REPO_WRITEBACK bytes are pending, so a
+ * big file's final fsync finds little left to write. */
+#define REPO_WRITEBACK (4 * 1024 * 1024)
+void repoWriteback(int fd, off_t *flushed, off_t written);
 /* A whole file as sds, or NULL with *err. */
 sds repoReadFile(const char *path, sds *err);
 /* Sealed text: a last line "KEY <SHA-256 of everything before it>".
@@ -291,13 +313,10 @@ typedef void backupKeyFn(void *ctx, size_t offset, int dbid, int rdbtype, sds ke
 typedef void backupLibraryFn(void *ctx, size_t offset, sds code);
 int backupScanFile(const char *path, backupKeyFn *fn, backupLibraryFn *lib, void *ctx,
                    struct rdbLoadStats *st, sds *err);
-/* The check of a snapshot as its bytes arrive (a loader thread on a pipe):
- * checkStart, checkFeed with every byte in order, checkFinish (frees it;
- * 0 with *out, or -1 with *err). */
-typedef struct backupChecker backupChecker;
-backupChecker *checkStart(sds *err);
-void checkFeed(backupChecker *c, const void *buf, size_t len);
-int checkFinish(backupChecker *c, backupCounts *out, sds *err);
+/* The check of a snapshot read from r as it arrives (the loader skimming:
+ * structure, counts and CRC64, no decoding). 0 with *out, or -1 with *err. */
+struct rio;
+int checkRio(struct rio *r, backupCounts *out, sds *err);
 
 extern int backup_json; /* --json: machine-readable results */
 int backupFull(const backupLinkOptions *o, const char *repo);

@@ -16,9 +16,9 @@
  * No REPLCONF listening-port is sent: a source's INFO shows the link with
  * port 0, so redis-sentinel cannot reach (nor promote) it.
  * Replies are read a byte at a time up to their newline, so nothing of
- * the payload is taken by the handshake; the payload is read in 256 KB
- * pieces (a primary streams nothing after an EOF mark before the replica's
- * first ACK, so a piece never runs past it). Every read and write is
+ * the payload is taken by the handshake; the payload is pulled by its
+ * consumer in pieces of its choosing (a primary streams nothing after an
+ * EOF mark before the replica's first ACK, so a piece never runs past it). Every read and write is
  * bounded by the link's timeout. Every byte goes through transport.c
  * (plain or TLS). */
 #include "backup.h"
@@ -35,7 +35,6 @@
 #include <unistd.h>
 
 #define LINK_LINE_MAX 1024
-#define LINK_CHUNK    (256 * 1024)
 
 int backupConnect(const char *host, int port, int timeout_s, sds *err) {
     char portstr[16];
@@ -333,42 +332,61 @@ fail:
     return NULL;
 }
 
-int backupLinkReadPayload(backupLink *l, backupSinkFn *sink, void *ctx, long long *bytes,
-                          sds *err) {
-    static char buf[LINK_CHUNK + 40];
-    long long total = 0;
-    /* An EOF payload: the last 40 bytes seen are held back until more
-     * arrive, since they may be the mark. */
-    size_t held = 0;
-    while (l->size < 0 || total < l->size) {
-        size_t want = LINK_CHUNK;
-        if (l->size >= 0 && (long long)want > l->size - total) want = (size_t)(l->size - total);
-        ssize_t n = backupTransportRead(l, buf + held, want);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-            *err = sdscatprintf(sdsempty(), "the payload ended after %lld bytes: %s",
-                                total + (long long)held, linkReadFailure(n));
-            return -1;
-        }
-        if (l->size >= 0) {
-            if (!sink(ctx, buf, (size_t)n)) goto sinkfail;
-            total += n;
-            continue;
-        }
-        size_t have = held + (size_t)n;
-        if (have >= 40 && !memcmp(buf + have - 40, l->mark, 40)) {
-            if (have > 40 && !sink(ctx, buf, have - 40)) goto sinkfail;
-            total += (long long)(have - 40);
-            break;
-        }
-        size_t out = have > 40 ? have - 40 : 0;
-        if (out && !sink(ctx, buf, out)) goto sinkfail;
-        total += (long long)out;
-        memmove(buf, buf + out, have - out);
-        held = have - out;
+void backupPayloadInit(backupPayload *p, backupLink *l, backupSinkFn *sink, void *ctx) {
+    memset(p, 0, sizeof(*p));
+    p->l = l, p->sink = sink, p->ctx = ctx;
+}
+
+/* Hand the first `out` bytes of held + buf to the sink, keep the rest
+ * (at most 40) as the new held bytes. */
+static int payloadTee(backupPayload *p, const char *buf, size_t n, size_t out) {
+    size_t from_held = out < p->held ? out : p->held;
+    if (from_held && !p->sink(p->ctx, p->mark_tail, from_held)) return 0;
+    if (out > from_held && !p->sink(p->ctx, buf, out - from_held)) return 0;
+    p->total += (long long)out;
+    size_t keep = p->held + n - out; /* <= 40: the last bytes of held + buf */
+    if (n >= keep) {
+        memcpy(p->mark_tail, buf + n - keep, keep);
+    } else {
+        memmove(p->mark_tail, p->mark_tail + p->held - (keep - n), keep - n);
+        memcpy(p->mark_tail + keep - n, buf, n);
     }
-    *bytes = total;
-    return 0;
+    p->held = keep;
+    return 1;
+}
+
+ssize_t backupPayloadPull(backupPayload *p, void *buf, size_t cap, sds *err) {
+    backupLink *l = p->l;
+    if (p->done) return 0;
+    size_t want = cap;
+    if (l->size >= 0 && (long long)want > l->size - p->total) want = (size_t)(l->size - p->total);
+    ssize_t n;
+    do n = backupTransportRead(l, buf, want);
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        *err = sdscatprintf(sdsempty(), "the payload ended after %lld bytes: %s",
+                            p->total + (long long)p->held, linkReadFailure(n));
+        return -1;
+    }
+    if (l->size >= 0) {
+        if (!p->sink(p->ctx, buf, (size_t)n)) goto sinkfail;
+        p->total += n;
+        p->done = p->total == l->size;
+        return n;
+    }
+    /* An EOF payload: the last 40 bytes seen are held back until more
+     * arrive, since they may be the mark. Pieces are at most cap bytes,
+     * so the tail is compared through a copy when it straddles. */
+    size_t have = p->held + (size_t)n;
+    char tail[40];
+    if (have >= 40) {
+        size_t from_buf = (size_t)n < 40 ? (size_t)n : 40, from_held = 40 - from_buf;
+        memcpy(tail, p->mark_tail + p->held - from_held, from_held);
+        memcpy(tail + from_held, (const char *)buf + n - from_buf, from_buf);
+        p->done = !memcmp(tail, l->mark, 40);
+    }
+    if (!payloadTee(p, buf, (size_t)n, have > 40 ? have - 40 : 0)) goto sinkfail;
+    return n;
 sinkfail:
     *err = sdsnew("writing the payload failed");
     return -1;

@@ -15,6 +15,7 @@
  * SHA-256 of each BACKUP_BLOCK bytes of the stored file, so verify can
  * name where a file went bad. Manifests enter through manifestParse and
  * leave through manifestFormat; the caller frees both results. */
+#define _GNU_SOURCE /* sync_file_range */
 #include "backup.h"
 
 #include <dirent.h>
@@ -165,19 +166,30 @@ static sds repoDirOf(const char *path) {
     return slash ? sdsnewlen(path, (size_t)(slash - path)) : sdsnew(".");
 }
 
+int repoWriteAll(int fd, const void *buf, size_t len) {
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, (const char *)buf + off, len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        off += (size_t)n;
+    }
+    return 0;
+}
+
+void repoWriteback(int fd, off_t *flushed, off_t written) {
+    if (written - *flushed < REPO_WRITEBACK) return;
+    sync_file_range(fd, *flushed, written - *flushed, SYNC_FILE_RANGE_WRITE);
+    *flushed = written;
+}
+
 /* repoWriteFileAtomic without the directory's fsync when !sync_dir (the
  * caller syncs the directory once after more changes to it). */
 static int repoWriteFile(const char *path, const void *buf, size_t len, int sync_dir, sds *err) {
     sds tmp = sdscatprintf(sdsempty(), "%s.tmp-%d", path, (int)getpid());
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd == -1) goto fail;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t n = write(fd, (const char *)buf + off, len - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) goto fail;
-        off += (size_t)n;
-    }
+    if (repoWriteAll(fd, buf, len) == -1) goto fail;
     if (fsync(fd) == -1 || close(fd) == -1) {
         fd = -1;
         goto fail;

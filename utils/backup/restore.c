@@ -10,8 +10,9 @@
  * failover diverged from: `list` names the offsets only it holds). A cut is moved back to
  * a command boundary outside any transaction (replay.c).
  *
- * The snapshot is decompressed through the server's codec rio while both
- * the stored bytes' and the RDB's SHA-256 are compared with the manifest,
+ * The snapshot is decompressed by zstd straight into the output file in
+ * one pass while both the stored bytes' and the RDB's SHA-256 are taken
+ * and compared with the manifest at the end (a failure removes the file),
  * and every segment's file is checked against its meta (segment.c) before
  * anything is renamed into place. With nothing to replay the result is
  * TO/dump.rdb; otherwise TO/appendonlydir holds the snapshot as the AOF
@@ -19,11 +20,10 @@
  * manifest, which cairn and redis-server started with `appendonly yes`
  * and `dir TO` load. */
 #include "backup.h"
-#include "rio.h"
-#include "rio_codec.h"
 #include "aof_manifest.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 
 int backupParseTime(const char *s, double *t) {
     char *end;
@@ -221,72 +222,109 @@ static const backupManifest *restorePick(const char *repo, backupManifest **list
     return b;
 }
 
-/* Decompress the backup's file into `out`, checking both digests. */
+/* Decompress the backup's file into `out` in one pass: the stored bytes
+ * are hashed as they are read and the RDB as it is written (straight from
+ * zstd's output buffer to the file, writeback started as it goes), and
+ * both digests are compared with the manifest at the end; on any failure
+ * `out` is removed, so nothing damaged is left for a server to start from.
+ * An encrypted file is hashed, then decrypted to a temp copy first. */
+#define RESTORE_CHUNK (1024 * 1024)
 static int restoreWrite(const char *repo, const backupManifest *m, const char *out, sds *err) {
     sds dir = repoBackupDir(repo, m->id);
     sds path = sdscatprintf(sdsempty(), "%s/%s", dir, m->file);
     sdsfree(dir);
-    char hex[65];
+    char hex[65], rdbhex[65];
     long long size;
-    int ret = -1;
-    FILE *in = NULL, *fp = NULL;
+    int ret = -1, fd = -1, frame_bad = 0;
+    FILE *in = NULL;
     sds plain = NULL;
-    rio r;
-    int reader = 0;
-    /* The stored bytes first: a damaged file is named before anything is written. */
-    if (shaFile(path, hex, &size, NULL, NULL, err) == -1) goto done;
-    if (strcmp(hex, m->file_sha256)) {
-        *err = sdscatprintf(
-            sdsempty(),
-            "%s: SHA-256 differs from the manifest (run verify for the offset); nothing restored",
-            path);
+    ZSTD_DCtx *dctx = ZSTD_createDCtx();
+    char *ibuf = malloc(RESTORE_CHUNK), *obuf = malloc(ZSTD_DStreamOutSize() * 8);
+    size_t ocap = ZSTD_DStreamOutSize() * 8, zret = 1;
+    backupSha *fsha = NULL, *sha = shaNew();
+    long long written = 0;
+    off_t flushed = 0;
+    if (m->enc_keyid[0]) {
+        if (shaFile(path, hex, &size, NULL, NULL, err) == -1) goto done;
+        if (strcmp(hex, m->file_sha256)) goto badfile;
+        if (!(plain = backupPlainFile(path, m->enc_keyid, err))) goto done;
+    } else {
+        fsha = shaNew();
+    }
+    in = fopen(plain ? plain : path, "r");
+    if (!in) {
+        *err = sdscatprintf(sdsempty(), "%s: %s", path, strerror(errno));
         goto done;
     }
-    plain = backupPlainFile(path, m->enc_keyid, err);
-    if (!plain) goto done;
-    in = fopen(plain, "r");
-    int codec = in ? rioCodecDetect(in) : RIO_CODEC_NONE;
-    if (!in || codec != RIO_CODEC_ZSTD || !rioInitCodecReader(&r, in, codec)) {
-        *err = sdscatprintf(sdsempty(), "%s: not a zstd frame", path);
-        goto done;
-    }
-    reader = 1;
-    fp = fopen(out, "w");
-    if (!fp) {
+    fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd == -1) {
         *err = sdscatprintf(sdsempty(), "creating %s: %s", out, strerror(errno));
         goto done;
     }
-    static char buf[64 * 1024];
-    backupSha *sha = shaNew();
-    long long left = m->rdb_bytes;
-    while (left > 0) {
-        size_t n = left > (long long)sizeof(buf) ? sizeof(buf) : (size_t)left;
-        if (!rioRead(&r, buf, n) || fwrite(buf, 1, n, fp) != n) break;
-        shaUpdate(sha, buf, n);
-        left -= (long long)n;
+    size_t n;
+    while ((n = fread(ibuf, 1, RESTORE_CHUNK, in)) > 0) {
+        if (fsha) shaUpdate(fsha, ibuf, n);
+        ZSTD_inBuffer zin = {ibuf, n, 0};
+        /* Past a bad frame the rest is only hashed: a damaged file is
+         * named by its digest, as verify names it. */
+        while (!frame_bad && zin.pos < zin.size) {
+            ZSTD_outBuffer zout = {obuf, ocap, 0};
+            zret = ZSTD_decompressStream(dctx, &zout, &zin);
+            if (ZSTD_isError(zret) || (zret == 0 && zin.pos < zin.size)) frame_bad = 1;
+            if (repoWriteAll(fd, obuf, zout.pos) == -1) {
+                *err = sdscatprintf(sdsempty(), "writing %s: %s", out, strerror(errno));
+                goto done;
+            }
+            shaUpdate(sha, obuf, zout.pos);
+            written += (long long)zout.pos;
+            repoWriteback(fd, &flushed, (off_t)written);
+            if (zret == 0) break;
+        }
     }
-    shaFinal(sha, hex);
-    if (left || !rioCodecAtEnd(&r)) {
-        *err = sdscatprintf(sdsempty(),
-                            "%s: the frame ends at RDB offset %lld, the manifest says %lld bytes",
-                            path, m->rdb_bytes - left, m->rdb_bytes);
+    if (ferror(in)) {
+        *err = sdscatprintf(sdsempty(), "reading %s: %s", path, strerror(errno));
         goto done;
     }
-    if (strcmp(hex, m->rdb_sha256)) {
+    if (fsha) {
+        shaFinal(fsha, hex);
+        fsha = NULL;
+        if (strcmp(hex, m->file_sha256)) goto badfile;
+    }
+    shaFinal(sha, rdbhex);
+    sha = NULL;
+    if (frame_bad || zret != 0 || written != m->rdb_bytes) {
+        *err = sdscatprintf(
+            sdsempty(), "%s: %s; the frame ends at RDB offset %lld, the manifest says %lld bytes",
+            path, frame_bad ? "not a sound zstd frame" : "the frame is cut short", written,
+            m->rdb_bytes);
+        goto done;
+    }
+    if (strcmp(rdbhex, m->rdb_sha256)) {
         *err = sdscatprintf(sdsempty(),
                             "%s: the decompressed RDB's SHA-256 differs from the manifest", path);
         goto done;
     }
-    if (fflush(fp) == EOF || fsync(fileno(fp)) == -1) {
+    if (fsync(fd) == -1) {
         *err = sdscatprintf(sdsempty(), "writing %s: %s", out, strerror(errno));
         goto done;
     }
     ret = 0;
+    goto done;
+badfile:
+    *err = sdscatprintf(
+        sdsempty(),
+        "%s: SHA-256 differs from the manifest (run verify for the offset); nothing restored",
+        path);
 done:
-    if (fp) fclose(fp);
-    if (reader) rioCodecFree(&r);
+    if (fd != -1) close(fd);
+    if (ret == -1 && fd != -1) unlink(out);
     if (in) fclose(in);
+    if (fsha) shaFinal(fsha, hex);
+    if (sha) shaFinal(sha, rdbhex);
     if (plain) backupPlainDone(plain, path);
+    ZSTD_freeDCtx(dctx);
+    free(ibuf);
+    free(obuf);
     sdsfree(plain);
     sdsfree(path);
     return ret;
