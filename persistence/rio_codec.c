@@ -110,9 +110,11 @@ static void rioCodecInitCommon(rio *r, int codec, size_t cap) {
     r->io.codec.ubuf = zmalloc(r->io.codec.ucap);
 }
 
-void rioCodecSetLevel(rio *r, int level) {
-    if (r->io.codec.codec == RIO_CODEC_ZSTD)
-        ZSTD_CCtx_setParameter(r->io.codec.ctx, ZSTD_c_compressionLevel, level);
+void rioCodecTune(rio *r, int level, int workers) {
+    if (r->io.codec.codec != RIO_CODEC_ZSTD) return;
+    ZSTD_CCtx_setParameter(r->io.codec.ctx, ZSTD_c_compressionLevel, level);
+    /* A libzstd without threads refuses it and compresses inline. */
+    ZSTD_CCtx_setParameter(r->io.codec.ctx, ZSTD_c_nbWorkers, workers);
 }
 
 int rioInitCodecWriter(rio *r, rio *inner, int codec) {

@@ -21,9 +21,10 @@ const char *rioCodecName(int codec);
 /* Writing: bytes written to r leave compressed through inner. 1 on
  * success, 0 if the codec could not be set up. */
 int rioInitCodecWriter(rio *r, rio *inner, int codec);
-/* A zstd writer's level other than RIO_ZSTD_LEVEL, set before the first
- * write (cairn-backup's own trade of size for CPU); lz4: nothing. */
-void rioCodecSetLevel(rio *r, int level);
+/* A zstd writer's level other than RIO_ZSTD_LEVEL and its number of
+ * compressing threads (0: inline in rioWrite), set before the first write
+ * (cairn-backup's own trade of size for CPU); lz4: nothing. */
+void rioCodecTune(rio *r, int level, int workers);
 /* Ends the frame (its trailer goes to inner) and frees the state. 1 on
  * success. */
 int rioCodecFinish(rio *r);

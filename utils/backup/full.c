@@ -126,7 +126,9 @@ static int fullReceive(backupLink *l, const char *path, backupManifest *m, backu
         *err = sdsnew("cannot set up zstd compression");
         goto fail;
     }
-    rioCodecSetLevel(&z, FULL_ZSTD_LEVEL);
+    /* One zstd thread: the socket is read, hashed and checked while the
+     * last pieces are compressed, so the source never waits on zstd. */
+    rioCodecTune(&z, FULL_ZSTD_LEVEL, 1);
     fullSink sink = {.r = &z,
                      .sha = shaNew(),
                      .last_log = backupNow(),
