@@ -19,10 +19,12 @@
 # tool follows the promoted replica by PSYNC2 (one backup, no gap), and the
 # restored end equals the new primary and holds every acknowledged write.
 # The source restarted from its RDB (partial resync) and its AOF (a new
-# full backup). The tool ahead of a promoted replica (REPLICAOF NO ONE, and
-# a sentinel failover while the replica's link was down): a new backup, the
-# divergence logged and listed, and the write the promotion lost
-# restorable from the old timeline (--at, --backup OLD --offset END).
+# full backup). Point in time: random --at moments against a writer's
+# send/reply times. The tool killed mid-snapshot. The tool ahead of a
+# promoted replica (REPLICAOF NO ONE, and a sentinel failover while the
+# replica's link was down): a new backup, the divergence logged and
+# listed, and the write the promotion lost restorable from the old
+# timeline (--at, --backup OLD --offset END).
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers rdbdata.tcl]
 source [file join [file dirname [info script]] .. helpers repl.tcl]
@@ -332,12 +334,17 @@ proc stream_writes {pc tag n} {
 }
 
 # Restore with `args` into a fresh server of `binary` (AOF form) and return its DEBUG DIGEST.
-proc restore_digest {repo binary args} {
+# A server of `binary` started from `restore ... args` (the caller kills it).
+proc restore_start {repo binary args} {
     set s [start_server -binary $binary]
     stop_server $s
     set out [backup_ok restore --repo $repo --to [dict get $s dir] --force {*}$args]
     dict set s config [list appendonly [expr {[string match *appendonlydir* $out] ? "yes" : "no"}]]
-    set s [restart_server $s]
+    return [restart_server $s]
+}
+
+proc restore_digest {repo binary args} {
+    set s [restore_start $repo $binary {*}$args]
     set d [r [client $s] DEBUG DIGEST]
     kill_server $s
     return $d
@@ -406,6 +413,60 @@ foreach kind {cairn redis} {
     }
 }
 
+# Point in time: a writer notes when it sent each write and when the
+# reply came. A restore --at T must hold a prefix of the writes (they are
+# sequential), every write acknowledged before T and none sent after it,
+# give or take PITR_SLACK: the tool stamps bytes when it reads them, so a
+# loaded machine that delays the tool's read moves a write's stamp later
+# (utils/README.md: the resolution is one read).
+set PITR_SLACK 0.2
+test "point in time: restores at random moments hold exactly the writes acknowledged before them" {
+    set p [start_server -config {repl-diskless-sync-delay 0}]
+    set pc [client $p]
+    set prepo [file join $::cairn(tmp) prepo]
+    set pid [stream_start $p $prepo [file join $::cairn(tmp) stream-pitr.log]]
+    wait_for {[llength [backup_ids $prepo]] == 1} 10000 "the first backup"
+    set n 150
+    for {set i 0} {$i < $n} {incr i} {
+        set pit_sent($i) [expr {[clock microseconds] / 1e6}]
+        r $pc SET pit:$i $i
+        set pit_acked($i) [expr {[clock microseconds] / 1e6}]
+        after 10
+    }
+    stream_caught_up $prepo $pc
+    stream_stop $pid
+    set seed [clock clicks]
+    expr {srand($seed)}
+    set first $pit_sent(0)
+    set span [expr {$pit_acked([expr {$n - 1}]) - $first}]
+    for {set m 0} {$m < 6} {incr m} {
+        set at [format %.6f [expr {$first + rand() * $span}]]
+        set s [restore_start $prepo $::cairn(server) --at $at]
+        set c [client $s]
+        set keys {}
+        for {set i 0} {$i < $n} {incr i} { lappend keys pit:$i }
+        set vals [r $c MGET {*}$keys]
+        kill_server $s
+        # the writes present: 0 .. k-1, nothing after a gap
+        set k 0
+        while {$k < $n && [lindex $vals $k] eq $k} { incr k }
+        for {set i $k} {$i < $n} {incr i} {
+            assert_equal "" [lindex $vals $i] "--at $at (seed $seed): pit:$i present after the missing pit:$k"
+        }
+        for {set i 0} {$i < $n} {incr i} {
+            if {$pit_acked($i) < $at - $::PITR_SLACK} {
+                assert {$i < $k} "--at $at (seed $seed): pit:$i acknowledged at $pit_acked($i) is missing"
+            }
+            if {$pit_sent($i) > $at + $::PITR_SLACK} {
+                assert {$i >= $k} "--at $at (seed $seed): pit:$i sent at $pit_sent($i) is there"
+            }
+        }
+    }
+    array unset pit_sent
+    array unset pit_acked
+    kill_server $p
+}
+
 test "stream under writes during its snapshot, killed with -9 and restarted: partial resync, no gap, the end restores" {
     # rdb-key-save-delay: the snapshot of 300 keys takes ~1 s, the writes land meanwhile
     set p [start_server -config {repl-diskless-sync-delay 0 rdb-key-save-delay 3000}]
@@ -446,6 +507,36 @@ test "stream under writes during its snapshot, killed with -9 and restarted: par
     assert {![string match *GAP* $out]} "no gap: $out"
     backup_ok verify --repo $srepo
     assert_equal [r $pc DEBUG DIGEST] [restore_digest $srepo $::cairn(server)]
+    array unset pit_sent
+    array unset pit_acked
+    kill_server $p
+}
+
+test "stream killed with -9 mid-snapshot, then restarted: no half backup listed, a full backup, no gap, the end restores" {
+    # the snapshot of 3000 keys takes ~3 s and leaves the child in pieces:
+    # the tool opens its file at the first, and the kill lands inside
+    set p [start_server -config {repl-diskless-sync-delay 0 rdb-key-save-delay 1000}]
+    set pc [client $p]
+    r $pc DEBUG POPULATE 3000 pre 1000
+    set krepo [file join $::cairn(tmp) krepo]
+    set log [file join $::cairn(tmp) stream-kill-snap.log]
+    set pid [stream_start $p $krepo $log]
+    wait_for {[llength [glob -nocomplain [file join $krepo backups .tmp-* snapshot.rdb.zst]]] == 1} 10000 "the snapshot arriving"
+    stream_stop $pid KILL
+    assert_equal {} [backup_ids $krepo] "no backup from the killed transfer"
+    set out [backup_ok list --repo $krepo]
+    assert_match "*no backups*" $out
+    r $pc CONFIG SET rdb-key-save-delay 0
+    stream_writes $pc k 30
+    set pid [stream_start $p $krepo $log]
+    wait_for {[llength [backup_ids $krepo]] == 1} 10000 "a full backup by the next run"
+    stream_writes $pc l 30
+    stream_caught_up $krepo $pc
+    stream_stop $pid
+    set out [backup_ok list --repo $krepo]
+    assert {![string match *GAP* $out]} "no gap: $out"
+    backup_ok verify --repo $krepo
+    assert_equal [r $pc DEBUG DIGEST] [restore_digest $krepo $::cairn(server)]
     kill_server $p
 }
 
