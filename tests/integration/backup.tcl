@@ -413,6 +413,15 @@ foreach kind {cairn redis} {
     }
 }
 
+# A source whose snapshot takes `delay` us per key, holding `keys` keys of
+# `size` bytes: {server client}.
+proc slow_snapshot_source {delay keys size} {
+    set p [start_server -config [list repl-diskless-sync-delay 0 rdb-key-save-delay $delay]]
+    set pc [client $p]
+    r $pc DEBUG POPULATE $keys pre $size
+    return [list $p $pc]
+}
+
 # Point in time: a writer notes when it sent each write and when the
 # reply came. A restore --at T must hold a prefix of the writes (they are
 # sequential), every write acknowledged before T and none sent after it,
@@ -469,9 +478,7 @@ test "point in time: restores at random moments hold exactly the writes acknowle
 
 test "stream under writes during its snapshot, killed with -9 and restarted: partial resync, no gap, the end restores" {
     # rdb-key-save-delay: the snapshot of 300 keys takes ~1 s, the writes land meanwhile
-    set p [start_server -config {repl-diskless-sync-delay 0 rdb-key-save-delay 3000}]
-    set pc [client $p]
-    r $pc DEBUG POPULATE 300 pre 10
+    lassign [slow_snapshot_source 3000 300 10] p pc
     set srepo [file join $::cairn(tmp) srepo-kill]
     set log [file join $::cairn(tmp) stream-kill.log]
     set copies [file join $::cairn(tmp) copies-stream]
@@ -507,17 +514,13 @@ test "stream under writes during its snapshot, killed with -9 and restarted: par
     assert {![string match *GAP* $out]} "no gap: $out"
     backup_ok verify --repo $srepo
     assert_equal [r $pc DEBUG DIGEST] [restore_digest $srepo $::cairn(server)]
-    array unset pit_sent
-    array unset pit_acked
     kill_server $p
 }
 
 test "stream killed with -9 mid-snapshot, then restarted: no half backup listed, a full backup, no gap, the end restores" {
     # the snapshot of 3000 keys takes ~3 s and leaves the child in pieces:
     # the tool opens its file at the first, and the kill lands inside
-    set p [start_server -config {repl-diskless-sync-delay 0 rdb-key-save-delay 1000}]
-    set pc [client $p]
-    r $pc DEBUG POPULATE 3000 pre 1000
+    lassign [slow_snapshot_source 1000 3000 1000] p pc
     set krepo [file join $::cairn(tmp) krepo]
     set log [file join $::cairn(tmp) stream-kill-snap.log]
     set pid [stream_start $p $krepo $log]
