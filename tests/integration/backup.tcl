@@ -264,6 +264,8 @@ test "prune keeps the newest N and the window, removing the rest with their stre
     set out [backup_ok prune --repo $repo --keep-last 1 --dry-run]
     assert_match "*[expr {$n - 1}] of $n backups would be pruned*" $out
     assert_equal $ids [backup_ids $repo] "a dry run removes nothing"
+    lassign [backup_tool prune --repo $repo --keep-last 1 --dry-run --json] code out
+    assert_equal "{\"pruned\":\[\"[join [lrange $ids 0 end-1] {","}]\"\],\"backups\":$n,\"dry_run\":true}" [string trim $out]
     set out [backup_ok prune --repo $repo --keep-within 1h]
     assert_match "*0 of $n backups pruned*" $out
     file mkdir [file join $repo stream [lindex $ids 0]]
@@ -444,6 +446,11 @@ test "point in time: restores at random moments hold exactly the writes acknowle
     }
     stream_caught_up $prepo $pc
     stream_stop $pid
+    set id [lindex [backup_ids $prepo] 0]
+    set end [stream_end $prepo]
+    lassign [backup_tool restore --repo $prepo --to [file join $::cairn(tmp) pitr-json] --json] code out
+    assert_equal 0 $code $out
+    assert_match "*{\"backup\":\"$id\",\"replid\":\"*\",\"backup_offset\":*,\"offset\":$end,\"keys\":*,\"to\":\"*pitr-json\",\"written\":\"appendonlydir\"}*" $out
     set seed [clock clicks]
     expr {srand($seed)}
     set first $pit_sent(0)

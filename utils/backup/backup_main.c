@@ -7,10 +7,11 @@
  *   (full, stream: --sentinel HOST:PORT[,...] --master NAME instead of --server)
  *   cairn-backup list    --repo DIR [--json]
  *   cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] [--dry-run]
+ *                        [--json]
  *   cairn-backup verify  --repo DIR [ID] [--json]
  *   cairn-backup restore --repo DIR --to DIR [--backup ID] [--at TIME |
  *                        --offset N | --before-command NAME] [--force]
- *                        [--redis-compatible]
+ *                        [--redis-compatible] [--json]
  *   (--backup alone: that snapshot; with a point: searched on its timeline
  *   only, e.g. an older one a failover diverged from)
  *   full and stream also take --archive-cmd 'CMD %f' (backupArchiveFile);
@@ -121,10 +122,11 @@ static int backupUsage(void) {
         "rest)\n"
         "       cairn-backup list    --repo DIR [--json]\n"
         "       cairn-backup prune   --repo DIR [--keep-last N] [--keep-within DURATION] "
-        "[--dry-run]\n"
+        "[--dry-run] [--json]\n"
         "       cairn-backup verify  --repo DIR [ID] [--json]\n"
         "       cairn-backup restore --repo DIR --to DIR [--backup ID] [--at TIME | --offset N |\n"
-        "                            --before-command NAME] [--force] [--redis-compatible]\n"
+        "                            --before-command NAME] [--force] [--redis-compatible] "
+        "[--json]\n"
         "       (--backup ID with a point: only that backup's timeline)\n"
         "       (or --to-server HOST:PORT [--user U] [--pass P] [TLS options] instead of --to)\n"
         "TIME: ISO 8601 with Z or an offset (2026-12-02T01:02:03.5Z), or Unix seconds.\n");

@@ -78,9 +78,12 @@ int backupPrune(const char *repo, int keep_last, double keep_within, int dry_run
             (m->time >= cutoff || (j + 1 < n && list[j + 1]->time >= cutoff) || j == n - 1))
             keep = 1;
         if (keep) continue;
-        pruned++;
         sds t = backupFormatTime(m->time);
-        printf("%s %s (%s)\n", dry_run ? "would prune" : "pruned", m->id, t);
+        if (backup_json)
+            printf("%s\"%s\"", pruned ? "," : "{\"pruned\":[", m->id);
+        else
+            printf("%s %s (%s)\n", dry_run ? "would prune" : "pruned", m->id, t);
+        pruned++;
         sdsfree(t);
         if (dry_run) continue;
         sds bdir = repoBackupDir(repo, m->id), sdir = segDir(repo, m->id);
@@ -97,7 +100,11 @@ int backupPrune(const char *repo, int keep_last, double keep_within, int dry_run
     }
     sdsfree(b);
     sdsfree(s);
-    printf("%d of %d backups %s\n", pruned, n, dry_run ? "would be pruned" : "pruned");
+    if (backup_json)
+        printf("%s],\"backups\":%d,\"dry_run\":%s}\n", pruned ? "" : "{\"pruned\":[", n,
+               dry_run ? "true" : "false");
+    else
+        printf("%d of %d backups %s\n", pruned, n, dry_run ? "would be pruned" : "pruned");
     if (status) fprintf(stderr, "cairn-backup: some files could not be removed\n");
     repoFreeList(list, n);
     return status;

@@ -394,6 +394,14 @@ done:
     return ret;
 }
 
+/* --json: what was restored, as one line. */
+static void restorePrintJson(const backupManifest *m, long long cut, const char *to,
+                             const char *what) {
+    printf("{\"backup\":\"%s\",\"replid\":\"%s\",\"backup_offset\":%lld,\"offset\":%lld,"
+           "\"keys\":%lld,\"to\":\"%s\",\"written\":\"%s\"}\n",
+           m->id, m->replid, m->offset, cut, m->keys, to, what);
+}
+
 int backupRestore(const backupRestoreOptions *o) {
     sds err = NULL, bad = NULL;
     int n = 0, status = 1;
@@ -422,9 +430,12 @@ int backupRestore(const backupRestoreOptions *o) {
     sdsfree(when);
     if (cut > m->offset) {
         if (restoreAofDir(o, m, &t, cut, &err) == -1) goto done;
-        printf("restored %s + stream (%lld, %lld]: %s/appendonlydir (start the server with "
-               "appendonly yes and dir %s)\n",
-               m->id, m->offset, cut, o->to, o->to);
+        if (backup_json)
+            restorePrintJson(m, cut, o->to, "appendonlydir");
+        else
+            printf("restored %s + stream (%lld, %lld]: %s/appendonlydir (start the server with "
+                   "appendonly yes and dir %s)\n",
+                   m->id, m->offset, cut, o->to, o->to);
         status = 0;
         goto done;
     }
@@ -442,8 +453,11 @@ int backupRestore(const backupRestoreOptions *o) {
         goto done;
     }
     if (repoFsyncDir(o->to, &err) == -1) goto done;
-    printf("restored %s: %s (%lld keys, replid %s offset %lld)\n", m->id, target, m->keys,
-           m->replid, m->offset);
+    if (backup_json)
+        restorePrintJson(m, cut, o->to, "dump.rdb");
+    else
+        printf("restored %s: %s (%lld keys, replid %s offset %lld)\n", m->id, target, m->keys,
+               m->replid, m->offset);
     status = 0;
 done:
     if (status) fprintf(stderr, "cairn-backup: restore failed: %s\n", err ? err : "unknown error");
