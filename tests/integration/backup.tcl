@@ -550,6 +550,46 @@ test "stream killed with -9 mid-snapshot, then restarted: no half backup listed,
     kill_server $p
 }
 
+test "a missing segment: list shows the gap, verify names the missing offsets, restore refuses the end but reaches what precedes it" {
+    set p [start_server -config {repl-diskless-sync-delay 0}]
+    set pc [client $p]
+    set grepo [file join $::cairn(tmp) grepo]
+    set pid [stream_start $p $grepo [file join $::cairn(tmp) stream-gap.log] --segment-seconds 0.3]
+    wait_for {[llength [backup_ids $grepo]] == 1} 10000 "the first backup"
+    set dir [file join $grepo stream [lindex [backup_ids $grepo] 0]]
+    # three bursts, each sealed into segments before the next starts
+    foreach tag {g1 g2 g3} {
+        set nseg [llength [glob -nocomplain -directory $dir *.seg.zst]]
+        stream_writes $pc $tag 10
+        if {$tag eq "g1"} {
+            set d1 [r $pc DEBUG DIGEST]
+            set off1 [info_field $pc master_repl_offset replication]
+        }
+        stream_caught_up $grepo $pc
+        wait_for {[llength [glob -nocomplain -directory $dir *.seg.zst]] > $nseg} 5000 "a segment sealed after $tag"
+    }
+    stream_stop $pid
+    # the first segment after g1 goes missing
+    set gone ""
+    foreach seg [lsort [glob -directory $dir *.seg.zst]] {
+        scan [file tail $seg] %lld start
+        if {$start >= $off1} { set gone $seg; set first_end $start; break }
+    }
+    assert {$gone ne ""} "a segment after offset $off1"
+    file delete $gone [string map {.seg.zst .seg.meta} $gone]
+    set out [backup_ok list --repo $grepo]
+    assert_match "*GAP: nothing archived after offset $first_end*" $out
+    lassign [backup_tool verify --repo $grepo] code out
+    assert_equal 1 $code
+    assert_match "*offsets ($first_end, *\] are missing*" $out
+    lassign [backup_tool restore --repo $grepo --to [file join $::cairn(tmp) gap-end]] code out
+    assert_equal 1 $code
+    assert_match "*has a gap at offset $first_end*" $out
+    assert {![file exists [file join $::cairn(tmp) gap-end dump.rdb]]} "nothing restored"
+    assert_equal $d1 [restore_digest $grepo $::cairn(server) --offset $off1] "what precedes the gap"
+    kill_server $p
+}
+
 test "verify names a damaged segment and restore refuses to use it" {
     set srepo [file join $::cairn(tmp) srepo-kill]
     set seg [lindex [lsort [glob [file join $srepo stream * *.seg.zst]]] 0]

@@ -201,6 +201,16 @@ static const backupManifest *restorePick(const char *repo, backupManifest **list
         return NULL;
     }
     if (restoreLineLoad(repo, b, -1, t, err) == -1) return NULL;
+    if (!o->have_time && t->gap) {
+        /* "The end" would silently be the hole's start. */
+        *err = sdscatprintf(sdsempty(),
+                            "the archive after backup %s has a gap at offset %lld (a segment is "
+                            "missing): refusing to restore its end; --offset or --at before it "
+                            "restores what precedes the gap",
+                            b->id, t->end);
+        restoreLineFree(t);
+        return NULL;
+    }
     long long limit = b->offset;
     for (int j = 0; j < t->nidx; j++)
         if (!o->have_time || t->idx[j].time <= o->time) limit = t->idx[j].offset;
