@@ -20,7 +20,8 @@
 # restored end equals the new primary and holds every acknowledged write.
 # The source restarted from its RDB (partial resync) and its AOF (a new
 # full backup). Point in time: random --at moments against a writer's
-# send/reply times. The tool killed mid-snapshot. The tool ahead of a
+# send/reply times, and full backups taken under a writer (cairn and
+# redis-server sources) against the manifest's moment. The tool killed mid-snapshot. The tool ahead of a
 # promoted replica (REPLICAOF NO ONE, and a sentinel failover while the
 # replica's link was down): a new backup, the divergence logged and
 # listed, and the write the promotion lost restorable from the old
@@ -34,6 +35,50 @@ if {$::cairn(server) eq $::cairn(reference)} {
     finish
 }
 set ref $::cairn(reference)
+# The slack of time comparisons (assert_writes_at): the tool stamps what it
+# reads when it reads it, and a loaded machine delays the read.
+set PITR_SLACK 0.2
+
+# The server behind `c` holds a prefix PREFIX:0 .. PREFIX:k-1 of the n
+# sequential writes, every one acknowledged (the array named `acked`)
+# before moment `at` and none sent (`sent`) after it, give or take
+# PITR_SLACK. Returns k.
+proc assert_writes_at {c prefix n sent acked at what} {
+    upvar 1 $sent s $acked a
+    set keys {}
+    for {set i 0} {$i < $n} {incr i} { lappend keys $prefix:$i }
+    set vals [r $c MGET {*}$keys]
+    set k 0
+    while {$k < $n && [lindex $vals $k] eq $k} { incr k }
+    for {set i $k} {$i < $n} {incr i} {
+        assert_equal "" [lindex $vals $i] "$what: $prefix:$i present after the missing $prefix:$k"
+    }
+    for {set i 0} {$i < $n} {incr i} {
+        if {$a($i) < $at - $::PITR_SLACK} {
+            assert {$i < $k} "$what: $prefix:$i acknowledged at $a($i) is missing"
+        }
+        if {$s($i) > $at + $::PITR_SLACK} {
+            assert {$i >= $k} "$what: $prefix:$i sent at $s($i) is there"
+        }
+    }
+    return $k
+}
+
+# A server of `binary` started from `restore ... args` (the caller kills it).
+proc restore_start {repo binary args} {
+    set s [start_server -binary $binary]
+    stop_server $s
+    set out [backup_ok restore --repo $repo --to [dict get $s dir] --force {*}$args]
+    dict set s config [list appendonly [expr {[string match *appendonlydir* $out] ? "yes" : "no"}]]
+    return [restart_server $s]
+}
+
+proc restore_digest {repo binary args} {
+    set s [restore_start $repo $binary {*}$args]
+    set d [r [client $s] DEBUG DIGEST]
+    kill_server $s
+    return $d
+}
 if {$ref eq "" && [file executable /usr/bin/redis-server]} { set ref /usr/bin/redis-server }
 
 # Runs the tool: {exit-status stdout+stderr}.
@@ -166,6 +211,44 @@ test "Full backup from redis-server restores into this server and redis-server" 
     kill_server $p
     restore_and_compare $repo $id $::cairn(server) $digest $meta
     restore_and_compare $repo $id $ref $digest $meta
+}
+
+# A full backup taken while a client writes: the snapshot holds exactly
+# the writes made before its moment (a prefix, every one acknowledged
+# before the manifest's time, none sent after it), from cairn and from
+# redis-server.
+foreach kind {cairn redis} {
+    test "full under write load from $kind: the backup holds exactly the writes made before its moment" {
+        if {$kind eq "redis" && $ref eq ""} { skip_test "no redis-server" }
+        set bin [expr {$kind eq "redis" ? $ref : $::cairn(server)}]
+        set p [start_server -binary $bin -config {repl-diskless-sync-delay 0 rdb-key-save-delay 200}]
+        set pc [client $p]
+        r $pc DEBUG POPULATE 3000 pre 100
+        set lrepo [file join $::cairn(tmp) lrepo-$kind]
+        set tool [file join $::cairn_h::root utils cairn-backup]
+        set bg [exec env CAIRN_SERVER=$::cairn(server) $tool full --server 127.0.0.1:[dict get $p port] \
+                --repo $lrepo >& [file join $::cairn(tmp) full-load-$kind.log] &]
+        set n 0
+        while {[::cairn_h::pid_alive $bg] || $n < 50} {
+            set fw_sent($n) [expr {[clock microseconds] / 1e6}]
+            r $pc SET fw:$n $n
+            set fw_acked($n) [expr {[clock microseconds] / 1e6}]
+            incr n
+            after 5
+        }
+        assert {[::cairn_h::wait_exit $bg 1000]} "the backup finished"
+        set id [lindex [backup_ids $lrepo] 0]
+        assert {$id ne ""} "a backup: [read_bytes [file join $::cairn(tmp) full-load-$kind.log]]"
+        backup_ok verify --repo $lrepo
+        set s [restore_start $lrepo $::cairn(server) --backup $id]
+        set k [assert_writes_at [client $s] fw $n fw_sent fw_acked [manifest_field $lrepo $id time] "backup $id"]
+        assert_equal [expr {3000 + $k}] [r [client $s] DBSIZE] "the populated keys and the writes before the moment"
+        assert {$k > 0 && $k < $n} "the snapshot came amid the writes ($k of $n before it)"
+        kill_server $s
+        array unset fw_sent
+        array unset fw_acked
+        kill_server $p
+    }
 }
 
 test "functions libraries: a full backup keeps them, verify accepts them, restore brings them back" {
@@ -336,21 +419,6 @@ proc stream_writes {pc tag n} {
 }
 
 # Restore with `args` into a fresh server of `binary` (AOF form) and return its DEBUG DIGEST.
-# A server of `binary` started from `restore ... args` (the caller kills it).
-proc restore_start {repo binary args} {
-    set s [start_server -binary $binary]
-    stop_server $s
-    set out [backup_ok restore --repo $repo --to [dict get $s dir] --force {*}$args]
-    dict set s config [list appendonly [expr {[string match *appendonlydir* $out] ? "yes" : "no"}]]
-    return [restart_server $s]
-}
-
-proc restore_digest {repo binary args} {
-    set s [restore_start $repo $binary {*}$args]
-    set d [r [client $s] DEBUG DIGEST]
-    kill_server $s
-    return $d
-}
 
 foreach kind {cairn redis} {
     test "stream from $kind: not counted as a replica; restore before FLUSHALL and at a moment" {
@@ -430,7 +498,6 @@ proc slow_snapshot_source {delay keys size} {
 # give or take PITR_SLACK: the tool stamps bytes when it reads them, so a
 # loaded machine that delays the tool's read moves a write's stamp later
 # (utils/README.md: the resolution is one read).
-set PITR_SLACK 0.2
 test "point in time: restores at random moments hold exactly the writes acknowledged before them" {
     set p [start_server -config {repl-diskless-sync-delay 0}]
     set pc [client $p]
@@ -458,25 +525,8 @@ test "point in time: restores at random moments hold exactly the writes acknowle
     for {set m 0} {$m < 6} {incr m} {
         set at [format %.6f [expr {$first + rand() * $span}]]
         set s [restore_start $prepo $::cairn(server) --at $at]
-        set c [client $s]
-        set keys {}
-        for {set i 0} {$i < $n} {incr i} { lappend keys pit:$i }
-        set vals [r $c MGET {*}$keys]
+        assert_writes_at [client $s] pit $n pit_sent pit_acked $at "--at $at (seed $seed)"
         kill_server $s
-        # the writes present: 0 .. k-1, nothing after a gap
-        set k 0
-        while {$k < $n && [lindex $vals $k] eq $k} { incr k }
-        for {set i $k} {$i < $n} {incr i} {
-            assert_equal "" [lindex $vals $i] "--at $at (seed $seed): pit:$i present after the missing pit:$k"
-        }
-        for {set i 0} {$i < $n} {incr i} {
-            if {$pit_acked($i) < $at - $::PITR_SLACK} {
-                assert {$i < $k} "--at $at (seed $seed): pit:$i acknowledged at $pit_acked($i) is missing"
-            }
-            if {$pit_sent($i) > $at + $::PITR_SLACK} {
-                assert {$i >= $k} "--at $at (seed $seed): pit:$i sent at $pit_sent($i) is there"
-            }
-        }
     }
     array unset pit_sent
     array unset pit_acked
