@@ -63,8 +63,12 @@ __attribute__((constructor)) static void ffInit(void) {
     real_fsync = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
     real_fdatasync = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     real_rename = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    /* Copies: the server moves its environment and writes its process
+     * title over the strings getenv points into (proctitle.c). */
     ff_dir = getenv("FAULTFS_DIR");
     ff_control = getenv("FAULTFS_CONTROL");
+    if (ff_dir) ff_dir = strdup(ff_dir);
+    if (ff_control) ff_control = strdup(ff_control);
     if (ff_dir && !*ff_dir) ff_dir = NULL;
     if (ff_dir) ff_dirlen = strlen(ff_dir);
 }
