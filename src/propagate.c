@@ -414,7 +414,14 @@ void propagateTransactionEnd(void) {
     in_transaction = 0;
     if (txn_first) propagateFlushFirst(); /* one write alone: no MULTI/EXEC around it */
     txn_lazy = 0;
-    if (multi_emitted) propagateEmitName(txn_last_dbid, "EXEC", STREAM_TO_ALL);
+    if (multi_emitted) {
+        /* Through propagateTo: on a writable replica a local transaction's
+         * EXEC belongs in its AOF only, never in its primary's stream
+         * (there the database is whatever the AOF has selected: -1). */
+        robj *exec = createStringObject("EXEC", 4);
+        propagateTo(stream.raw_only ? -1 : txn_last_dbid, &exec, 1, STREAM_TO_ALL);
+        decrRefCount(exec);
+    }
     multi_emitted = 0;
 }
 
