@@ -233,6 +233,8 @@ void debugCommand(client *c) {
         "    In case RESET is provided the peak reset time will be restored to the default value",
         "REPLYBUFFER RESIZING <0|1>",
         "    Enable or disable the replay buffer resize cron job",
+        "REPLICATE <command> [<arg> ...]",
+        "    Put a command in the replication stream without running it (the AOF reads it too).",
         "HTSTATS <dbid>", "    Return hash table statistics of the specified database.",
         "HTSTATS-KEY <key>", "    Like HTSTATS but for the hash table stored at <key>'s value.",
         "STRINGMATCH-LEN", "    Run a fuzz tester against the stringmatchlen() function.",
@@ -244,6 +246,10 @@ void debugCommand(client *c) {
     const char *sub = c->argv[1]->ptr;
     if (!strcasecmp(sub, "help")) {
         replyHelp(c, help);
+    } else if (!strcasecmp(sub, "replicate") && c->argc >= 3) {
+        /* Tests make replicas diverge on purpose (propagation-error-behavior). */
+        propagateNoDb(c->argv + 2, c->argc - 2);
+        replyOk(c);
     } else if (!strcasecmp(sub, "sleep") && c->argc == 3) {
         double secs = strtod(c->argv[2]->ptr, NULL);
         /* The whole time, even if a signal (the watchdog's) cuts a
