@@ -291,13 +291,16 @@ static sds infoMemory(sds s) {
     s = sdscatprintf(s, "maxmemory:%llu\r\nmaxmemory_human:", cfg.maxmemory);
     s = bytesToHuman(s, cfg.maxmemory);
     /* Like Redis 7.0's shared replication buffer: the stream's blocks, while
-     * a backlog or replicas read it; the backlog's share is its history, the
-     * replicas' what they hold beyond it. */
+     * a backlog or replicas read it. The backlog never holds more than
+     * repl-backlog-size, so with replicas attached whatever exceeds that is
+     * theirs (what lagging cursors pin; a syncing replica's share is in its
+     * spill file, not here); without replicas it is all the backlog's. */
     size_t repl_total = 0, repl_backlog = 0;
     if (backlogActive() || replConnectedReplicas()) {
         repl_total = streamMemory();
-        repl_backlog = (size_t)backlogHistlen();
-        if (repl_backlog > repl_total) repl_backlog = repl_total;
+        repl_backlog = repl_total;
+        if (replConnectedReplicas() && repl_total > (size_t)cfg.repl_backlog_size)
+            repl_backlog = (size_t)cfg.repl_backlog_size;
     }
     s = sdscatprintf(s,
                      "\r\nmaxmemory_policy:%s\r\n"
