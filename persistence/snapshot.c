@@ -301,7 +301,7 @@ static struct {
 
 #define RDB_LOAD_LOG_INTERVAL_MS 2000
 
-static void rdbLoadProgress(size_t loaded, const rdbLoadStats *st) {
+void rdbLoadNoteProgress(size_t loaded, const rdbLoadStats *st) {
     ld.loaded_bytes = loaded;
     ld.rdb_used_mem = st->rdb_used_mem;
     long long now = mstime();
@@ -311,7 +311,33 @@ static void rdbLoadProgress(size_t loaded, const rdbLoadStats *st) {
                   ld.total_bytes, ld.total_bytes ? (double)loaded * 100 / (double)ld.total_bytes : 0.0,
                   st->keys_loaded);
     }
+}
+
+static void rdbLoadProgress(size_t loaded, const rdbLoadStats *st) {
+    rdbLoadNoteProgress(loaded, st);
     processEventsWhileBlocked();
+}
+
+void rdbLoadServedBegin(size_t total_bytes, rdbLoadProgressFn *serve) {
+    rdbStateInit();
+    memset(&ld, 0, sizeof(ld));
+    ld.active = 1;
+    ld.start = time(NULL);
+    ld.start_ms = ld.last_log_ms = mstime();
+    ld.total_bytes = total_bytes;
+    server.loading = 1;
+    rdbLoadSetProgress(serve);
+}
+
+void rdbLoadServedEnd(const rdbLoadStats *st, int ok) {
+    rdbLoadSetProgress(NULL);
+    server.loading = 0;
+    server.async_loading = 0;
+    ld.active = 0;
+    if (ok) {
+        rs.last_load_keys_loaded = st->keys_loaded;
+        rs.last_load_keys_expired = st->keys_expired;
+    }
 }
 
 /* Load the snapshot file into the keyspace (flags: RDB_LOAD_*); 0 on
@@ -466,7 +492,7 @@ sds rdbInfoFields(sds s) {
     else if (repl_child) current = (long long)time(NULL) - childStartTime();
     return sdscatprintf(s,
                         "loading:%d\r\n"
-                        "async_loading:0\r\n"
+                        "async_loading:%d\r\n"
                         "current_cow_peak:%zu\r\n"
                         "current_cow_size:%zu\r\n"
                         "current_cow_size_age:%lld\r\n"
@@ -483,7 +509,8 @@ sds rdbInfoFields(sds s) {
                         "rdb_last_cow_size:%zu\r\n"
                         "rdb_last_load_keys_expired:%lld\r\n"
                         "rdb_last_load_keys_loaded:%lld\r\n",
-                        server.loading, rs.cow_peak, rs.cow_current,
+                        server.loading && !server.async_loading, server.async_loading,
+                        rs.cow_peak, rs.cow_current,
                         rs.cow_updated_ms ? (mstime() - rs.cow_updated_ms) / 1000 : 0LL,
                         rs.keys_total ? (double)rs.keys_processed * 100 / (double)rs.keys_total : 0.0,
                         rs.keys_processed, rs.keys_total, rdbChangesSinceSave(), running || repl_child,

@@ -24,6 +24,15 @@ int rdbStartupReplInfo(rdbReplInfo *out);
  * logged, client-serving load; flags RDB_LOAD_*. 0 or -1 (logged); *st
  * gets the stats (repl info of the primary). */
 int rdbLoadReceived(const char *filename, int flags, rdbLoadStats *st);
+/* A load another module drives (a replica parsing its primary's payload
+ * from the socket): from Begin to End the server is loading (INFO's
+ * loading fields, -LOADING), and the loader calls serve between keys,
+ * which should call rdbLoadNoteProgress (INFO, the progress log) and then
+ * serve clients. total_bytes: 0 when unknown. End with ok records the
+ * load's key counts for INFO. */
+void rdbLoadServedBegin(size_t total_bytes, rdbLoadProgressFn *serve);
+void rdbLoadNoteProgress(size_t loaded, const rdbLoadStats *st);
+void rdbLoadServedEnd(const rdbLoadStats *st, int ok);
 
 void saveCommand(struct client *c);
 void bgsaveCommand(struct client *c);

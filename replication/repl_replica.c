@@ -18,6 +18,8 @@
  *                                       +CONTINUE [id] --------------> CONNECTED
  *   TRANSFER ------- replicaTransferRead: payload in a temp file,
  *                    replicaLoadTransfer loads it -------------------> CONNECTED
+ *                    or (EOF-marked, swapdb or an empty dataset)
+ *                    replicaLoadFromSocket parses it as it arrives --> CONNECTED
  *   CONNECTED ------ the primary's client is freed (replicaMasterFreed) -> CONNECT
  *   any but NONE --- replicaLinkFailed (error, garbage, repl-timeout) -> CONNECT
  *   any ------------ REPLICAOF NO ONE (replicaPromote) --------------> NONE
@@ -40,6 +42,7 @@
  * only at its EXEC, so the offset never counts half a transaction. Our
  * offset is therefore the primary's, and sub-replicas, the backlog and the
  * AOF read what the primary sent. Nothing here copies the stream. */
+#define _GNU_SOURCE /* sync_file_range */
 #include "args.h"
 #include "client.h"
 #include "config.h"
@@ -401,7 +404,7 @@ static void replicaHandshakeRead(connection *conn) {
 /* ---- the payload ---- */
 
 static void replicaLoadTransfer(connection *conn);
-static void replicaLoadFromSocket(connection *conn);
+static void replicaLoadFromSocket(connection *conn, int keep_copy);
 
 static void replicaTransferRead(connection *conn) {
     if (ml.size == -2) {
@@ -442,9 +445,8 @@ static void replicaTransferRead(connection *conn) {
              * only this form, since nothing follows the mark until we ACK (a
              * sized payload may be followed at once by the stream, which a
              * read-ahead would eat). */
-            if (cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB ||
-                (cfg.repl_diskless_load == REPL_DISKLESS_LOAD_WHEN_DB_EMPTY && dbTotalKeys() == 0)) {
-                replicaLoadFromSocket(conn);
+            if (cfg.repl_diskless_load == REPL_DISKLESS_LOAD_SWAPDB || dbTotalKeys() == 0) {
+                replicaLoadFromSocket(conn, cfg.repl_diskless_load == REPL_DISKLESS_LOAD_DISABLED);
                 return;
             }
             serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: receiving streamed RDB from master with EOF to disk");
@@ -500,19 +502,97 @@ static void replicaAdoptSnapshot(connection *conn, const rdbLoadStats *st) {
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Finished with success");
 }
 
+/* The socket load: while it runs, the keyspace kept aside (swapdb), which
+ * an async load serves between keys; and the temp file that receives a
+ * copy of every byte (repl-diskless-load disabled: the payload still
+ * becomes dbfilename). */
+static dbBackup *load_backup;
+static int load_async;
+static off_t load_synced; /* bytes of the temp file already flushed */
+
+/* Flush the copy in 8 MB steps as it arrives, so the fsync at the end has
+ * little left to write. */
+#define RL_TEE_SYNC_STEP (8 * 1024 * 1024)
+
 /* The socket load's reads: through the connection (TLS decrypts there),
- * blocking up to repl-timeout for each. */
+ * blocking up to repl-timeout for each; copied to the temp file if any. */
 static ssize_t replicaSocketRead(void *ctx, void *buf, size_t len) {
     ssize_t n = connSyncRead(ctx, buf, len, (long long)cfg.repl_timeout * 1000);
-    if (n > 0) ml.lastio = server.unixtime;
+    if (n <= 0) return n;
+    ml.lastio = server.unixtime;
+    ml.read += n;
+    replEofTailUpdate(ml.tail, &ml.taillen, buf, (size_t)n);
+    if (ml.tmpfd == -1) return n;
+    for (ssize_t done = 0; done < n;) {
+        ssize_t w = write(ml.tmpfd, (char *)buf + done, (size_t)(n - done));
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            serverLog(LL_WARNING,
+                      "Write error or short write writing to the DB dump file needed for MASTER "
+                      "<-> REPLICA synchronization: %s",
+                      strerror(errno));
+            return -1;
+        }
+        done += w;
+    }
+    if (ml.read - load_synced >= RL_TEE_SYNC_STEP) {
+        /* Start the write-back only: waiting for it would stall the load. */
+        (void)sync_file_range(ml.tmpfd, load_synced, ml.read - load_synced, SYNC_FILE_RANGE_WRITE);
+        load_synced = ml.read;
+    }
     return n;
 }
 
-/* repl-diskless-load: parse the RDB from the socket (blocking, bounded by
- * repl-timeout per read) into the keyspace. swapdb keeps the old dataset
- * aside until the load succeeded; on-empty-db has nothing to keep. */
-static void replicaLoadFromSocket(connection *conn) {
-    if (ml.tmpfd != -1) {
+/* Between keys: INFO's loading fields, then clients. An async load lets
+ * them see the old dataset meanwhile. */
+static void replicaLoadServe(size_t loaded, const rdbLoadStats *st) {
+    rdbLoadNoteProgress(loaded, st);
+    if (load_async) dbBackupSwap(load_backup);
+    processEventsWhileBlocked();
+    if (load_async) dbBackupSwap(load_backup);
+}
+
+/* The copy in the temp file is complete (the mark stripped): it becomes
+ * dbfilename, or goes (rdb-del-sync-files). 0 or -1 with the reason in why. */
+static int replicaInstallCopy(char *why, size_t whylen) {
+    if (ftruncate(ml.tmpfd, ml.read - RL_EOF_MARK_LEN) == -1) {
+        snprintf(why, whylen, "could not strip the EOF mark from the received snapshot");
+        return -1; /* replicaLinkFailed closes and unlinks it */
+    }
+    if (fsync(ml.tmpfd) == -1)
+        serverLog(LL_WARNING, "fsync of the received snapshot failed: %s", strerror(errno));
+    close(ml.tmpfd);
+    ml.tmpfd = -1;
+    if (cfg.rdb_del_sync_files && cfg.saveparamslen == 0) {
+        serverLog(LL_NOTICE, "Removing the RDB file obtained from the master. This replica has "
+                             "persistence disabled");
+        unlink(ml.tmpfile);
+        return 0;
+    }
+    if (childActiveType() == CHILD_TYPE_RDB)
+        serverLog(LL_NOTICE, "A BGSAVE is running: its file will be replaced by the next one.");
+    if (rename(ml.tmpfile, cfg.rdb_filename) == -1) {
+        snprintf(
+            why, whylen,
+            "Failed trying to rename the temp DB into %s in MASTER <-> REPLICA synchronization: %s",
+            cfg.rdb_filename, strerror(errno));
+        unlink(ml.tmpfile);
+        return -1;
+    }
+    return 0;
+}
+
+/* Parse an EOF-marked payload from the socket as it arrives (blocking,
+ * bounded by repl-timeout per read) into the keyspace, serving clients
+ * between keys. swapdb keeps the old dataset aside until the load
+ * succeeded (and serves it meanwhile when the payload continues our own
+ * primary's history, as Redis 7.0's async loading does); on-empty-db has
+ * nothing to keep; keep_copy (repl-diskless-load disabled, but an empty
+ * dataset: nothing to keep either) also writes the bytes to the temp file,
+ * which then becomes dbfilename as a received file would, so receiving
+ * and loading overlap instead of taking turns. */
+static void replicaLoadFromSocket(connection *conn, int keep_copy) {
+    if (ml.tmpfd != -1 && !keep_copy) {
         close(ml.tmpfd);
         ml.tmpfd = -1;
         unlink(ml.tmpfile);
@@ -527,14 +607,24 @@ static void replicaLoadFromSocket(connection *conn) {
         libs = rdbFunctionsTake();
     else
         rdbFunctionsClear();
-    for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
+    load_backup = backup;
+    load_async = backup && !memcmp(repl.replid, ml.sync_replid, REPL_ID_LEN);
+    load_synced = 0;
+    /* An async load's clients go on seeing the old keys: nothing flushed. */
+    if (!load_async)
+        for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
     serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Loading DB in memory from the socket (%s)",
-              backup ? "swapdb" : "on-empty-db");
+              load_async  ? "swapdb, async"
+              : backup    ? "swapdb"
+              : keep_copy ? "empty dataset, a copy to disk"
+                          : "on-empty-db");
     rio r, framed;
     rioInitWithReader(&r, replicaSocketRead, conn);
     rdbLoadStats st;
+    memset(&st, 0, sizeof(st));
     sds err = NULL;
-    server.loading = 1;
+    rdbLoadServedBegin(0, replicaLoadServe);
+    server.async_loading = load_async;
     int ret;
     char mark[RL_EOF_MARK_LEN];
     if (ml.codec == RIO_CODEC_NONE) {
@@ -556,24 +646,40 @@ static void replicaLoadFromSocket(connection *conn) {
         ret = -1;
         err = sdsnew("the payload does not end with its EOF mark");
     }
-    server.loading = 0;
+    /* The copy must end with the mark: bytes read past it are no snapshot. */
+    if (ret == 0 && keep_copy &&
+        (ml.taillen != RL_EOF_MARK_LEN || memcmp(ml.tail, ml.mark, RL_EOF_MARK_LEN))) {
+        ret = -1;
+        err = sdsnew("bytes followed the payload's EOF mark");
+    }
+    char why[256] = "the snapshot from the socket could not be loaded";
+    if (ret == 0 && keep_copy && replicaInstallCopy(why, sizeof(why)) == -1) ret = -3;
+    rdbLoadServedEnd(&st, ret == 0);
+    load_backup = NULL;
+    load_async = 0;
     rioFreeFd(&r);
     if (ret != 0) {
-        serverLog(LL_WARNING, "Failed trying to load the MASTER synchronization DB from socket: %s", err);
+        if (ret != -3)
+            serverLog(LL_WARNING,
+                      "Failed trying to load the MASTER synchronization DB from socket: %s", err);
         sdsfree(err);
         if (backup) {
             dbBackupEnd(backup, 1);
             rdbFunctionsGiveBack(libs, 1);
-            serverLog(LL_NOTICE, "MASTER <-> REPLICA sync: Restoring the dataset kept aside (swapdb)");
+            serverLog(LL_NOTICE,
+                      "MASTER <-> REPLICA sync: Restoring the dataset kept aside (swapdb)");
         } else {
             dbEmpty(-1, 0);
             rdbFunctionsClear();
             ml.have_history = 0;
         }
-        replicaLinkFailed("the snapshot from the socket could not be loaded");
+        replicaLinkFailed(why);
         return;
     }
     if (backup) {
+        /* Now the old keys are gone for their readers too. */
+        if (load_async)
+            for (int j = 0; j < cfg.dbnum; j++) signalFlushedDb(j);
         dbBackupEnd(backup, 0);
         rdbFunctionsGiveBack(libs, 0);
     }

@@ -607,9 +607,11 @@ int commandProcess(client *c) {
     } else if ((repl_err = replCommandDenied(c, cmd)) != NULL) {
         cmd->rejected_calls++;
         commandReject(c, repl_err);
-    } else if (server.loading && !(cmd->flags & CMD_LOADING)) {
+    } else if (server.loading && (server.async_loading ? (cmd->flags & CMD_NO_ASYNC_LOADING) != 0
+                                                       : !(cmd->flags & CMD_LOADING))) {
         /* Only reachable while a snapshot or AOF load serves clients
-         * (processEventsWhileBlocked). */
+         * (processEventsWhileBlocked). An async load serves the old dataset
+         * to everything but what would disturb the load. */
         cmd->rejected_calls++;
         commandReject(c, "LOADING Redis is loading the dataset in memory");
     } else if (scriptIsBusy() && !(cmd->flags & CMD_ALLOW_BUSY)) {

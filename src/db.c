@@ -362,6 +362,16 @@ dbBackup *dbBackupTake(void) {
     return b;
 }
 
+void dbBackupSwap(dbBackup *b) {
+    for (int j = 0; j < cfg.dbnum; j++) {
+        dict *d = server.db[j].dict, *e = server.db[j].expires;
+        server.db[j].dict = b->dicts[j];
+        server.db[j].expires = b->expires[j];
+        b->dicts[j] = d;
+        b->expires[j] = e;
+    }
+}
+
 /* restore: back in place of whatever the keyspace holds now; else the
  * backup is freed (in the background). Either way b is freed. */
 void dbBackupEnd(dbBackup *b, int restore) {

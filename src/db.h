@@ -90,6 +90,9 @@ long long dbTotalKeys(void);
 typedef struct dbBackup dbBackup;
 dbBackup *dbBackupTake(void);
 void dbBackupEnd(dbBackup *b, int restore);
+/* Exchange the keyspace with the one kept aside: an async load serves
+ * clients the old dataset between keys, then swaps back to go on. */
+void dbBackupSwap(dbBackup *b);
 int dbSelect(client *c, int id);
 robj *dbRandomKey(serverDb *db);
 void dbSwap(int id1, int id2);

@@ -93,6 +93,9 @@ struct cairnServer {
     long long slowlog_entry_id;
     /* Misc */
     int loading;
+    /* With loading: a replica's swapdb load of its own primary's history,
+     * while clients read the old dataset (Redis 7.0's async loading). */
+    int async_loading;
     int in_exec; /* EXEC is running its queued commands */
     char runid[41];
     char *configfile;
