@@ -306,6 +306,10 @@ void rdbFunctionsGiveBack(void *kept, int restore) {
     if (functions_store && kept) functions_store->give_back(kept, restore);
 }
 
+void *rdbFunctionsSwap(void *kept) {
+    return functions_store && kept ? functions_store->swap(kept) : kept;
+}
+
 static int rdbEmitFunction(void *ctx, const char *code, size_t len) {
     rio *r = ctx;
     if (rdbSaveType(r, RDB_OPCODE_FUNCTION2) == -1) return -1;

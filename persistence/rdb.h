@@ -141,6 +141,9 @@ typedef struct rdbFunctionsStore {
      * (restore) or free them. */
     void *(*take)(void);
     void (*give_back)(void *kept, int restore);
+    /* Put a set taken aside in place and return the one that was there (an
+     * async load serves the old libraries between keys). */
+    void *(*swap)(void *kept);
 } rdbFunctionsStore;
 void rdbSetFunctionsStore(const rdbFunctionsStore *store);
 /* One FUNCTION2 record per library (rdbSaveRio's, FUNCTION DUMP's). */
@@ -154,6 +157,7 @@ void rdbFunctionsClear(void);
  * put back (restore: the load failed) or freed. */
 void *rdbFunctionsTake(void);
 void rdbFunctionsGiveBack(void *kept, int restore);
+void *rdbFunctionsSwap(void *kept);
 /* One string as rdbSaveRawString wrote it (LZF and integer forms too);
  * NULL with *err set on a short or corrupt read. */
 sds rdbLoadSdsString(rio *r, sds *err);

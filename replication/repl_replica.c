@@ -507,6 +507,7 @@ static void replicaAdoptSnapshot(connection *conn, const rdbLoadStats *st) {
  * copy of every byte (repl-diskless-load disabled: the payload still
  * becomes dbfilename). */
 static dbBackup *load_backup;
+static void *load_libs; /* swapdb: the libraries kept aside */
 static int load_async;
 static off_t load_synced; /* bytes of the temp file already flushed */
 
@@ -547,9 +548,15 @@ static ssize_t replicaSocketRead(void *ctx, void *buf, size_t len) {
  * them see the old dataset meanwhile. */
 static void replicaLoadServe(size_t loaded, const rdbLoadStats *st) {
     rdbLoadNoteProgress(loaded, st);
-    if (load_async) dbBackupSwap(load_backup);
+    if (load_async) {
+        dbBackupSwap(load_backup);
+        load_libs = rdbFunctionsSwap(load_libs);
+    }
     processEventsWhileBlocked();
-    if (load_async) dbBackupSwap(load_backup);
+    if (load_async) {
+        dbBackupSwap(load_backup);
+        load_libs = rdbFunctionsSwap(load_libs);
+    }
 }
 
 /* The copy in the temp file is complete (the mark stripped): it becomes
@@ -608,6 +615,7 @@ static void replicaLoadFromSocket(connection *conn, int keep_copy) {
     else
         rdbFunctionsClear();
     load_backup = backup;
+    load_libs = libs;
     load_async = backup && !memcmp(repl.replid, ml.sync_replid, REPL_ID_LEN);
     load_synced = 0;
     /* An async load's clients go on seeing the old keys: nothing flushed. */
@@ -656,6 +664,7 @@ static void replicaLoadFromSocket(connection *conn, int keep_copy) {
     if (ret == 0 && keep_copy && replicaInstallCopy(why, sizeof(why)) == -1) ret = -3;
     rdbLoadServedEnd(&st, ret == 0);
     load_backup = NULL;
+    load_libs = NULL; /* the serve calls swap in pairs: libs is still the old set */
     load_async = 0;
     rioFreeFd(&r);
     if (ret != 0) {

@@ -335,7 +335,13 @@ static void fnGiveBack(void *kept, int restore) {
     }
 }
 
-static const rdbFunctionsStore fnHook = {fnEach, fnHookLoad, fnClear, fnTake, fnGiveBack};
+static void *fnSwap(void *kept) {
+    fnStore *cur = store;
+    store = kept;
+    return cur;
+}
+
+static const rdbFunctionsStore fnHook = {fnEach, fnHookLoad, fnClear, fnTake, fnGiveBack, fnSwap};
 
 void functionsInit(void) {
     functionLuaInit();

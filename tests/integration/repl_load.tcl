@@ -130,6 +130,8 @@ test "swapdb, its own primary's history again: async_loading:1 and the old datas
     repl_attach $rc $m
     repl_wait_caught_up $mc $rc
     r $rc SET mykey myvalue
+    r $rc FUNCTION LOAD "#!lua name=lib\nredis.register_function('f', function() return 'old' end)"
+    r $mc FUNCTION LOAD "#!lua name=lib\nredis.register_function('f', function() return 'new' end)"
     set old_size [r $rc DBSIZE]
     r $rc CONFIG SET key-load-delay 500
     # The backlog no longer covers the replica's offset when it reconnects:
@@ -142,6 +144,7 @@ test "swapdb, its own primary's history again: async_loading:1 and the old datas
     wait_for {[lindex [loading_state $rc] 1] eq "1"} 10000 "replica async loading"
     assert_equal {0 1} [loading_state $rc]
     assert_equal myvalue [r $rc GET mykey]
+    assert_equal old [r $rc FCALL f 0]
     assert_equal $old_size [r $rc DBSIZE]
     assert_error "LOADING*" {r $rc REPLICAOF NO ONE}
     assert_equal {0 1} [loading_state $rc] "still loading after the checks"
@@ -150,6 +153,7 @@ test "swapdb, its own primary's history again: async_loading:1 and the old datas
     assert_equal {0 0} [loading_state $rc]
     repl_wait_caught_up $mc $rc
     assert_equal "" [r $rc GET mykey]
+    assert_equal new [r $rc FCALL f 0]
     repl_same_data $mc $rc
     foreach x [list $m $s] { kill_server $x }
 }
