@@ -105,4 +105,8 @@ void childKill(void) {
     childForget();
 }
 
+void childStop(void) {
+    if (child_pid != -1) kill(child_pid, SIGUSR1);
+}
+
 void childExit(int status) { _exit(status); }

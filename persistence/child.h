@@ -30,6 +30,9 @@ int childCheckDone(int *type, int *exitcode, int *bysignal);
 /* Kill the child (SIGUSR1, which the parent treats as "cancelled") and
  * wait for it. */
 void childKill(void);
+/* Ask the child to stop (SIGUSR1, a cancel rather than a failure) without
+ * waiting: the cron reaps it and runs its done callback as usual. */
+void childStop(void);
 void childExit(int status) __attribute__((noreturn));
 
 #endif

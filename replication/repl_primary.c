@@ -150,6 +150,7 @@ static struct {
     int pipe_eof;
     int pipe_read;        /* diskless: a payload byte was taken from the pipe */
     int child_done, delivered;
+    int stopping;            /* replStopUselessChild signalled the child */
     long long start_wait_ms; /* diskless delay: first replica waiting since */
     int req;              /* REPL_REQ_*: the parts this payload leaves out */
 } snap = {.pipe_fd = -1};
@@ -562,7 +563,7 @@ static int replSnapshotStart(void) {
     snap.chunk_len = 0;
     snap.pipe_eof = 0;
     snap.pipe_read = 0;
-    snap.child_done = snap.delivered = 0;
+    snap.child_done = snap.delivered = snap.stopping = 0;
     snap.spill = spillCreate("Full sync");
     if (diskless) {
         close(pfd[1]);
@@ -699,6 +700,16 @@ static void replDisklessDelivered(int ok) {
         close(snap.pipe_fd);
         snap.pipe_fd = -1;
     }
+    if (ok) {
+        int up = 0;
+        for (int j = 0; j < nreplicas; j++) {
+            replicaLink *l = replicas[j]->repl;
+            up += l->state == RS_WAIT_BGSAVE_END && l->snap_id == snap.id &&
+                  !(replicas[j]->flags & CLIENT_CLOSE_ASAP);
+        }
+        serverLog(LL_WARNING,
+                  "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
+    }
     for (int j = 0; j < nreplicas; j++) {
         client *c = replicas[j];
         replicaLink *l = c->repl;
@@ -758,15 +769,21 @@ static void replRemoveSyncFile(void) {
 }
 
 static void replSnapshotDone(pid_t pid, int exitcode, int bysignal) {
-    (void)pid;
     if (!snap.active) return;
     int ok = !bysignal && exitcode == 0;
     serverLog(ok ? LL_NOTICE : LL_WARNING, "Background RDB transfer %s", ok ? "terminated with success" : "failed");
     snap.child_done = 1;
     if (ok && !snap.diskless) replNoteSyncFile();
+    if (!ok && !snap.diskless) {
+        char tmpfile[64]; /* what the stopped child was writing */
+        snprintf(tmpfile, sizeof(tmpfile), "temp-%d.rdb", (int)pid);
+        unlink(tmpfile);
+    }
     if (snap.diskless) {
         /* The pipe may still hold the payload's tail: released at its end. */
-        if (!ok) replDisklessDelivered(0);
+        /* (a child stopped or failed after its pipe ended: released here) */
+        if (!ok && !snap.delivered)
+            replDisklessDelivered(0);
         else if (snap.delivered) replSnapshotRelease();
         return;
     }
@@ -876,6 +893,14 @@ void syncCommand(client *c) {
     serverLog(LL_NOTICE, "Replica %s asks for synchronization", c->peer);
     if (argEq(c->argv[0], "psync")) {
         long long off;
+        /* Not a number at all: refused, as Redis does, rather than served
+         * with a full sync. */
+        if (!string2ll(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), &off)) {
+            serverLog(LL_WARNING, "Replica %s asks for synchronization but with a wrong offset",
+                      c->peer);
+            replyError(c, "ERR value is not an integer or out of range");
+            return;
+        }
         if (replParsePsyncOffset(c->argv[2]->ptr, sdslen(c->argv[2]->ptr), &off) &&
             replTryPartial(c, l, c->argv[1]->ptr, off)) {
             backlogCreate();
@@ -1326,6 +1351,30 @@ static void replLagSpillJoin(void) {
     }
 }
 
+/* A full sync's child nobody waits for any more is stopped, as Redis does:
+ * a diskless one always (its payload has no other reader), a disk one
+ * unless save points make the file a useful snapshot anyway. Replicas
+ * waiting for a snapshot to start would attach to a disk one. */
+static void replStopUselessChild(void) {
+    if (!snap.active || snap.child_done || snap.delivered || snap.stopping ||
+        childActiveType() != CHILD_TYPE_REPL)
+        return;
+    if (!snap.diskless && cfg.saveparamslen > 0) return;
+    for (int j = 0; j < nreplicas; j++) {
+        replicaLink *l = replicas[j]->repl;
+        if (replicas[j]->flags & CLIENT_CLOSE_ASAP) continue;
+        if (l->state == RS_WAIT_BGSAVE_END && l->snap_id == snap.id) return;
+        if (l->state == RS_WAIT_BGSAVE_START && !snap.diskless) return;
+    }
+    if (snap.diskless)
+        serverLog(LL_WARNING, "Diskless rdb transfer, last replica dropped, killing fork child.");
+    else
+        serverLog(LL_WARNING, "Background RDB child %d stopped: no replica waits for its snapshot.",
+                  (int)childPid());
+    snap.stopping = 1;
+    childStop();
+}
+
 void replCron(void) {
     replicaCron();
     time_t now = server.unixtime;
@@ -1380,6 +1429,7 @@ void replCron(void) {
             }
         }
     }
+    replStopUselessChild();
     replLagSpillJoin();
     if (lag_spill && (!spillShared(lag_spill) || !spillUsable(lag_spill))) {
         spillRelease(lag_spill);

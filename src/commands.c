@@ -14,6 +14,7 @@
 #include "db.h"
 #include "dict.h"
 #include "evict.h"
+#include "log.h"
 #include "multi.h"
 #include "object.h"
 #include "propagate.h"
@@ -540,6 +541,25 @@ static void commandReject(client *c, const char *err) {
     multiFlagError(c);
 }
 
+/* A replica's link carries the stream, never replies (Redis' rule): a
+ * command sent on it that answered (anything but the sync protocol's own
+ * SYNC/PSYNC and REPLCONF) comes from a rogue replica, which is dropped
+ * before the reply can mix into the stream. */
+static void commandCheckReplicaReply(client *c, const cairnCommand *cmd) {
+    if (cmd && (cmd->proc == syncCommand || cmd->proc == replconfCommand)) return;
+    replyMark now;
+    replyMarkGet(c, &now);
+    if (now.bufpos == c->cmd_mark.bufpos && now.tail == c->cmd_mark.tail &&
+        now.tail_used == c->cmd_mark.tail_used)
+        return;
+    replyRollback(c, &c->cmd_mark);
+    sds info = clientInfoString(sdsempty(), c);
+    serverLog(LL_WARNING, "Replica generated a reply to command '%s', disconnecting it: %s",
+              c->lastcmd ? c->lastcmd->fullname : "<unknown>", info);
+    sdsfree(info);
+    clientFreeAsync(c);
+}
+
 int commandProcess(client *c) {
     const char *repl_err;
     int acl_res, acl_pos = 0;
@@ -633,6 +653,7 @@ int commandProcess(client *c) {
     }
     /* CLIENT REPLY OFF/SKIP: drop whatever this command said. */
     if (c->flags & (CLIENT_REPLY_OFF | CLIENT_REPLY_SKIP)) replyRollback(c, &c->cmd_mark);
+    else if (c->flags & CLIENT_REPLICA) commandCheckReplicaReply(c, cmd);
     /* Invalidations this command caused for its own client follow its reply. */
     trackingHandlePending();
     /* Keys this command created may wake blocked clients, served right

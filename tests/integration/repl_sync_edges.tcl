@@ -1,0 +1,100 @@
+# repl_sync_edges.tcl -- the primary's side of a full sync at its edges, as
+# Redis 7.0 behaves: PSYNC with an offset that is no number is refused
+# (not served with a full sync); a replica link that sends a command which
+# replies is dropped before the reply can mix into the stream; a snapshot
+# child that no replica waits for any more is stopped (diskless always,
+# disk-based unless save points make its file useful). Every test passes
+# against redis-server 7.0 too.
+source [file join [file dirname [info script]] .. helpers harness.tcl]
+source [file join [file dirname [info script]] .. helpers repl.tcl]
+
+proc log_has {srv pattern} { return [string match $pattern [read_bytes [dict get $srv log]]] }
+
+# Everything the peer sends until it closes (or ms pass: then "open").
+proc read_until_closed {c ms} {
+    set deadline [expr {[clock milliseconds] + $ms}]
+    fconfigure $c -blocking 0 -translation binary
+    set got ""
+    while {1} {
+        if {[catch {read $c} data]} { return [list closed $got] }
+        append got $data
+        if {$data eq "" && [eof $c]} { return [list closed $got] }
+        if {$data ne ""} continue
+        set left [expr {$deadline - [clock milliseconds]}]
+        if {$left <= 0} { return [list open $got] }
+        ::cairn_h::wait_readable $c $left
+    }
+}
+
+test "PSYNC with an offset that is not a number: an error, logged, no sync" {
+    set m [start_server]
+    set mc [client $m]
+    assert_error "ERR value is not an integer or out of range" {r $mc PSYNC someid offset_str}
+    assert_equal PONG [r $mc PING]
+    assert {[log_has $m "*asks for synchronization but with a wrong offset*"]}
+    assert_equal 0 [repl_stat $mc sync_full]
+    kill_server $m
+}
+
+test "a replica link whose command replies is dropped, the reply never sent" {
+    # a disk-based sync that takes a while, so the link is still waiting
+    set m [start_server -config {repl-diskless-sync no}]
+    set mc [client $m]
+    r $mc DEBUG POPULATE 20 key 10
+    r $mc CONFIG SET rdb-key-save-delay 100000
+    set rc [client $m]
+    send_cmd $rc SYNC
+    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1"} 5000 "snapshot started"
+    send_cmd $rc PING
+    lassign [read_until_closed $rc 5000] state got
+    assert_equal closed $state
+    assert {[string first PONG $got] < 0} "no PONG on the link: [string range $got 0 60]"
+    wait_for {[log_has $m "*Replica generated a reply to command 'ping', disconnecting it: *"]} 5000 "log line"
+    assert_equal PONG [r $mc PING]
+    r $mc CONFIG SET rdb-key-save-delay 0
+    kill_server $m
+}
+
+foreach diskless {yes no} {
+    test "repl-diskless-sync $diskless: the sync's child is stopped once no replica waits for it" {
+        set m [start_server -config [list repl-diskless-sync $diskless repl-diskless-sync-delay 0 save ""]]
+        set mc [client $m]
+        # about 10 s of snapshot, written steadily (Redis notices a gone
+        # diskless replica when it next writes to it)
+        r $mc DEBUG POPULATE 20000 key 10
+        r $mc CONFIG SET rdb-key-save-delay 500
+        set s [start_server]
+        set rc [client $s]
+        r $rc REPLICAOF 127.0.0.1 [dict get $m port]
+        wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1" &&
+                  [info_field $rc master_sync_in_progress replication] eq "1"} 5000 "sync started"
+        r $rc REPLICAOF NO ONE
+        wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "0"} 5000 "child stopped"
+        wait_for {[glob -nocomplain -directory [dict get $m dir] temp-*.rdb] eq ""} 3000 "no temp file left"
+        # the primary serves the next sync as usual
+        r $mc CONFIG SET rdb-key-save-delay 0
+        repl_attach $rc $m
+        repl_wait_caught_up $mc $rc
+        assert_equal 20000 [r $rc DBSIZE]
+        foreach x [list $m $s] { kill_server $x }
+    }
+}
+
+test "disk-based sync with save points: the child goes on without replicas (its file is a snapshot)" {
+    set m [start_server -config {repl-diskless-sync no save "3600 1"}]
+    set mc [client $m]
+    r $mc DEBUG POPULATE 20 key 10
+    r $mc CONFIG SET rdb-key-save-delay 100000
+    set s [start_server]
+    set rc [client $s]
+    r $rc REPLICAOF 127.0.0.1 [dict get $m port]
+    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1" &&
+              [info_field $rc master_sync_in_progress replication] eq "1"} 5000 "sync started"
+    r $rc REPLICAOF NO ONE
+    after 500
+    assert_equal 1 [info_field $mc rdb_bgsave_in_progress persistence]
+    r $mc CONFIG SET rdb-key-save-delay 0
+    foreach x [list $m $s] { kill_server $x }
+}
+
+finish
