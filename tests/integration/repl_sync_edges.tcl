@@ -55,20 +55,28 @@ test "a replica link whose command replies is dropped, the reply never sent" {
     kill_server $m
 }
 
+# A primary (with these directives) whose snapshot of nkeys takes
+# nkeys*delay us, a replica that starts a sync with it and leaves while
+# the child still writes. Returns {m mc s rc}.
+proc sync_then_leave {conf nkeys delay} {
+    set m [start_server -config $conf]
+    set mc [client $m]
+    r $mc DEBUG POPULATE $nkeys key 10
+    r $mc CONFIG SET rdb-key-save-delay $delay
+    set s [start_server]
+    set rc [client $s]
+    r $rc REPLICAOF 127.0.0.1 [dict get $m port]
+    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1" &&
+              [info_field $rc master_sync_in_progress replication] eq "1"} 5000 "sync started"
+    r $rc REPLICAOF NO ONE
+    return [list $m $mc $s $rc]
+}
+
 foreach diskless {yes no} {
     test "repl-diskless-sync $diskless: the sync's child is stopped once no replica waits for it" {
-        set m [start_server -config [list repl-diskless-sync $diskless repl-diskless-sync-delay 0 save ""]]
-        set mc [client $m]
         # about 10 s of snapshot, written steadily (Redis notices a gone
         # diskless replica when it next writes to it)
-        r $mc DEBUG POPULATE 20000 key 10
-        r $mc CONFIG SET rdb-key-save-delay 500
-        set s [start_server]
-        set rc [client $s]
-        r $rc REPLICAOF 127.0.0.1 [dict get $m port]
-        wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1" &&
-                  [info_field $rc master_sync_in_progress replication] eq "1"} 5000 "sync started"
-        r $rc REPLICAOF NO ONE
+        lassign [sync_then_leave [list repl-diskless-sync $diskless repl-diskless-sync-delay 0 save ""] 20000 500] m mc s rc
         wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "0"} 5000 "child stopped"
         wait_for {[glob -nocomplain -directory [dict get $m dir] temp-*.rdb] eq ""} 3000 "no temp file left"
         # the primary serves the next sync as usual
@@ -81,16 +89,7 @@ foreach diskless {yes no} {
 }
 
 test "disk-based sync with save points: the child goes on without replicas (its file is a snapshot)" {
-    set m [start_server -config {repl-diskless-sync no save "3600 1"}]
-    set mc [client $m]
-    r $mc DEBUG POPULATE 20 key 10
-    r $mc CONFIG SET rdb-key-save-delay 100000
-    set s [start_server]
-    set rc [client $s]
-    r $rc REPLICAOF 127.0.0.1 [dict get $m port]
-    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1" &&
-              [info_field $rc master_sync_in_progress replication] eq "1"} 5000 "sync started"
-    r $rc REPLICAOF NO ONE
+    lassign [sync_then_leave {repl-diskless-sync no save "3600 1"} 20 100000] m mc s rc
     after 500
     assert_equal 1 [info_field $mc rdb_bgsave_in_progress persistence]
     r $mc CONFIG SET rdb-key-save-delay 0
