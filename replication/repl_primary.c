@@ -102,6 +102,9 @@ typedef struct replicaLink {
     sds preamble;
     /* diskless payload: bytes of the current pipe chunk already written */
     size_t pipe_sent;
+    /* since when the socket took no more of the chunk (0: it took it all);
+     * past repl-timeout the replica is dropped, not the transfer stalled */
+    time_t pipe_stall_since;
     int snap_id;           /* the snapshot this replica is attached to */
     int rdb_req;           /* REPLCONF rdb-filter-only: REPL_REQ_* parts left out */
     /* REPLCONF archive-only 1 (cairn-backup stream): streamed like any
@@ -481,6 +484,7 @@ static void replAttachToSnapshot(client *c, replicaLink *l) {
     l->state = RS_WAIT_BGSAVE_END;
     l->snap_id = snap.id;
     l->pipe_sent = 0;
+    l->pipe_stall_since = 0;
     if (!l->old_sync) {
         char buf[128];
         int n = snprintf(buf, sizeof(buf), "+FULLRESYNC %s %lld\r\n", repl.replid, snap.offset);
@@ -576,6 +580,11 @@ static int replSnapshotStart(void) {
     }
     serverLog(LL_NOTICE, "Starting BGSAVE for SYNC with target: %s (pid %d, payload %s)",
               diskless ? "replicas sockets" : "disk", (int)pid, rioCodecName(codec));
+    /* Redis' next line, which tools and tests wait for */
+    serverLog(LL_NOTICE,
+              diskless ? "Background RDB transfer started by pid %d"
+                       : "Background saving started by pid %d",
+              (int)pid);
     for (int j = 0; j < nreplicas; j++) {
         replicaLink *l = replicas[j]->repl;
         if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req) replAttachToSnapshot(replicas[j], l);
@@ -598,6 +607,13 @@ static int replPipeChunkSent(void) {
 
 static void replPipeFeed(void);
 
+/* A write of w bytes of the chunk: the stall clock restarts whenever the
+ * replica takes something, as Redis' last partial write does. */
+static void replPipeNoteStall(replicaLink *l, size_t w) {
+    if (l->pipe_sent >= snap.chunk_len) l->pipe_stall_since = 0;
+    else if (w > 0 || !l->pipe_stall_since) l->pipe_stall_since = server.unixtime;
+}
+
 static void replPipeWriteHandler(connection *conn) {
     client *c = conn->private_data;
     replicaLink *l = c->repl;
@@ -607,6 +623,7 @@ static void replPipeWriteHandler(connection *conn) {
         size_t w;
         int r = replWriteSome(c, snap.chunk + l->pipe_sent, snap.chunk_len - l->pipe_sent, &w);
         l->pipe_sent += w;
+        replPipeNoteStall(l, w);
         if (r < 0) return;
         if (r == 0) return;
     }
@@ -635,6 +652,7 @@ static void replPipeFeed(void) {
                 size_t w;
                 int r = replWriteSome(c, snap.chunk + l->pipe_sent, snap.chunk_len - l->pipe_sent, &w);
                 l->pipe_sent += w;
+                replPipeNoteStall(l, w);
                 if (r == 0) {
                     connSetWriteHandler(c->conn, replPipeWriteHandler, 0);
                     blocked = 1;
@@ -1397,6 +1415,7 @@ void replCron(void) {
     static time_t last_keepalive;
     int keepalive = now != last_keepalive;
     if (keepalive) last_keepalive = now;
+    int stalled_dropped = 0;
     for (int j = 0; j < nreplicas; j++) {
         client *c = replicas[j];
         replicaLink *l = c->repl;
@@ -1406,6 +1425,13 @@ void replCron(void) {
             (l->state == RS_WAIT_BGSAVE_START || (l->state == RS_WAIT_BGSAVE_END && !snap.diskless))) {
             replyBegin(c);
             replyRaw(c, "\n", 1);
+        }
+        if (l->state == RS_WAIT_BGSAVE_END && snap.active && snap.diskless && l->snap_id == snap.id &&
+            l->pipe_stall_since && now - l->pipe_stall_since > cfg.repl_timeout) {
+            serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", c->peer);
+            clientFreeAsync(c);
+            stalled_dropped = 1;
+            continue;
         }
         if (l->state == RS_ONLINE && now - l->ack_time > cfg.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (streaming sync): %s", c->peer);
@@ -1429,6 +1455,8 @@ void replCron(void) {
             }
         }
     }
+    /* The others' transfer goes on without the replica that stalled it. */
+    if (stalled_dropped) replPipeFeed();
     replStopUselessChild();
     replLagSpillJoin();
     if (lag_spill && (!spillShared(lag_spill) || !spillUsable(lag_spill))) {

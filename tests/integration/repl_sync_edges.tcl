@@ -3,7 +3,9 @@
 # (not served with a full sync); a replica link that sends a command which
 # replies is dropped before the reply can mix into the stream; a snapshot
 # child that no replica waits for any more is stopped (diskless always,
-# disk-based unless save points make its file useful). Every test passes
+# disk-based unless save points make its file useful); a replica that
+# stalls a diskless transfer past repl-timeout is dropped and the others'
+# transfer goes on. Every test passes
 # against redis-server 7.0 too.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers repl.tcl]
@@ -94,6 +96,30 @@ test "disk-based sync with save points: the child goes on without replicas (its 
     assert_equal 1 [info_field $mc rdb_bgsave_in_progress persistence]
     r $mc CONFIG SET rdb-key-save-delay 0
     foreach x [list $m $s] { kill_server $x }
+}
+
+test "a diskless transfer that a stopped replica stalls: dropped after repl-timeout, the other replica syncs" {
+    set m [start_server -config {repl-diskless-sync yes repl-diskless-sync-delay 1 save "" repl-timeout 2}]
+    set mc [client $m]
+    # a payload of ~25 MB: more than the stopped replica's socket buffers
+    r $mc DEBUG POPULATE 200000 key 100
+    set a [start_server]
+    set b [start_server]
+    set ac [client $a]
+    set bc [client $b]
+    r $ac REPLICAOF 127.0.0.1 [dict get $m port]
+    r $bc REPLICAOF 127.0.0.1 [dict get $m port]
+    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1"} 10000 "transfer started"
+    ::cairn_h::signal [dict get $a pid] STOP
+    wait_for {[log_has $m "*Disconnecting timedout replica (full sync)*"]} 20000 "stalled replica dropped"
+    repl_wait_link $bc 30000
+    repl_wait_caught_up $mc $bc
+    assert_equal [r $mc DEBUG DIGEST] [r $bc DEBUG DIGEST]
+    ::cairn_h::signal [dict get $a pid] CONT
+    repl_wait_link $ac 60000
+    repl_wait_caught_up $mc $ac
+    assert_equal [r $mc DEBUG DIGEST] [r $ac DEBUG DIGEST]
+    foreach x [list $m $a $b] { kill_server $x }
 }
 
 finish
