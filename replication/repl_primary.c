@@ -1410,6 +1410,12 @@ void replCron(void) {
         decrRefCount(ping);
     }
     clientBufferLimit *lim = &cfg.client_obuf_limits[CLIENT_TYPE_REPLICA];
+    /* A hard limit below repl-backlog-size would drop a replica that a
+     * partial resync would take right back: the backlog size counts
+     * instead, as in Redis (that share costs nothing beyond the backlog). */
+    unsigned long long hard_limit = lim->hard_limit_bytes;
+    if (hard_limit && hard_limit < (unsigned long long)cfg.repl_backlog_size)
+        hard_limit = (unsigned long long)cfg.repl_backlog_size;
     /* Once a second, as Redis: a quick snapshot then reaches a bare SYNC or
      * PSYNC (client libraries' sync()/psync()) with no newline before it. */
     static time_t last_keepalive;
@@ -1446,7 +1452,7 @@ void replCron(void) {
             int soft = lim->soft_limit_bytes && lag >= lim->soft_limit_bytes;
             if (!soft) l->soft_since = 0;
             else if (!l->soft_since) l->soft_since = now;
-            if ((lim->hard_limit_bytes && lag >= lim->hard_limit_bytes) ||
+            if ((hard_limit && lag >= hard_limit) ||
                 (soft && now - l->soft_since > lim->soft_limit_seconds)) {
                 serverLog(LL_WARNING, "Client %s scheduled to be closed ASAP for overcoming of output buffer limits (replica %llu bytes behind).",
                           c->peer, lag);

@@ -5,7 +5,8 @@
 # child that no replica waits for any more is stopped (diskless always,
 # disk-based unless save points make its file useful); a replica that
 # stalls a diskless transfer past repl-timeout is dropped and the others'
-# transfer goes on. Every test passes
+# transfer goes on; an output limit below the backlog size counts as the
+# backlog size. Every test passes
 # against redis-server 7.0 too.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
 source [file join [file dirname [info script]] .. helpers repl.tcl]
@@ -99,7 +100,7 @@ test "disk-based sync with save points: the child goes on without replicas (its 
 }
 
 test "a diskless transfer that a stopped replica stalls: dropped after repl-timeout, the other replica syncs" {
-    set m [start_server -config {repl-diskless-sync yes repl-diskless-sync-delay 1 save "" repl-timeout 2}]
+    set m [start_server -config {repl-diskless-sync yes repl-diskless-sync-delay 3 save "" repl-timeout 2}]
     set mc [client $m]
     # a payload of ~25 MB: more than the stopped replica's socket buffers
     r $mc DEBUG POPULATE 200000 key 100
@@ -109,7 +110,8 @@ test "a diskless transfer that a stopped replica stalls: dropped after repl-time
     set bc [client $b]
     r $ac REPLICAOF 127.0.0.1 [dict get $m port]
     r $bc REPLICAOF 127.0.0.1 [dict get $m port]
-    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1"} 10000 "transfer started"
+    # both wait for the transfer (the delay); one stops before it starts
+    wait_for {[regexp -all {state=wait_bgsave} [r $mc INFO replication]] == 2} 10000 "both replicas waiting"
     ::cairn_h::signal [dict get $a pid] STOP
     wait_for {[log_has $m "*Disconnecting timedout replica (full sync)*"]} 20000 "stalled replica dropped"
     repl_wait_link $bc 30000
@@ -120,6 +122,28 @@ test "a diskless transfer that a stopped replica stalls: dropped after repl-time
     repl_wait_caught_up $mc $ac
     assert_equal [r $mc DEBUG DIGEST] [r $ac DEBUG DIGEST]
     foreach x [list $m $a $b] { kill_server $x }
+}
+
+test "client-output-buffer-limit replica below repl-backlog-size: the backlog size is the hard limit" {
+    set m [start_server -config {repl-backlog-size 64mb save ""}]
+    set mc [client $m]
+    r $mc CONFIG SET client-output-buffer-limit "replica 512kb 0 0"
+    set s [start_server]
+    set rc [client $s]
+    repl_attach $rc $m
+    repl_wait_caught_up $mc $rc
+    ::cairn_h::signal [dict get $s pid] STOP
+    # 30 MB the stopped replica has not read (more than its socket buffers
+    # take): past 512kb, within the backlog
+    set val [string repeat z 100000]
+    for {set i 0} {$i < 300} {incr i} { r $mc SET k:[expr {$i % 10}] $val }
+    after 1500
+    assert_equal 1 [info_field $mc connected_slaves replication]
+    ::cairn_h::signal [dict get $s pid] CONT
+    repl_wait_caught_up $mc $rc
+    assert_equal 1 [repl_stat $mc sync_full]
+    assert_equal [r $mc DEBUG DIGEST] [r $rc DEBUG DIGEST]
+    foreach x [list $m $s] { kill_server $x }
 }
 
 finish
