@@ -231,7 +231,7 @@ static void replApplyNoDelay(client *c) {
 }
 
 void replDisconnectReplicas(void) {
-    for (int j = 0; j < nreplicas; j++) clientFreeAsync(replicas[j]);
+    for (int j = 0; j < nreplicas; j++) clientFreeAsyncShut(replicas[j]);
 }
 
 static void replWaitRemove(client *c);

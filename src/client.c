@@ -176,6 +176,11 @@ size_t clientsClosingMemory(void) {
     return mem;
 }
 
+void clientFreeAsyncShut(client *c) {
+    clientFreeAsync(c);
+    if (c->conn) shutdown(c->conn->fd, SHUT_RDWR);
+}
+
 void clientsFreePendingClose(void) {
     client **pp = &server.clients_to_close;
     while (*pp) {

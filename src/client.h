@@ -160,6 +160,10 @@ void clientFree(client *c);
 void clientFreeAsync(client *c);
 /* Memory of the clients waiting to be freed before the loop sleeps. */
 size_t clientsClosingMemory(void);
+/* clientFreeAsync, and the connection shut down at once, so the peer sees
+ * the close before anything we send others this turn (Redis frees such
+ * clients on the spot: CLIENT KILL, replicas dropped for a new history). */
+void clientFreeAsyncShut(client *c);
 void clientsFreePendingClose(void);
 void clientFreeArgv(client *c);
 void clientReset(client *c);

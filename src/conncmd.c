@@ -22,7 +22,6 @@
 #include "blocked.h"
 
 #include <stdlib.h>
-#include <sys/socket.h>
 
 void pingCommand(client *c) {
     if (c->argc > 2) {
@@ -189,21 +188,13 @@ static int clientTypeByName(const char *name) {
     return -1;
 }
 
-/* The peer sees the close before the killer's reply, as when Redis frees
- * the client at once (a test that kills a replica link and then asks the
- * replica about its link relies on it); the struct goes before sleeping. */
-static void clientKillNow(client *t) {
-    clientFreeAsync(t);
-    if (t->conn) shutdown(t->conn->fd, SHUT_RDWR);
-}
-
 static void clientKill(client *c) {
     /* Old form: CLIENT KILL addr:port -> OK or error. */
     if (c->argc == 3) {
         for (client *t = server.clients; t; t = t->next) {
             if (strcmp(t->peer, c->argv[2]->ptr) == 0) {
                 if (t == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-                else clientKillNow(t);
+                else clientFreeAsyncShut(t);
                 replyOk(c);
                 return;
             }
@@ -270,7 +261,7 @@ static void clientKill(client *c) {
         if (user && t->user != user) continue;
         if (t == c && skipme) continue;
         if (t == c) c->flags |= CLIENT_CLOSE_AFTER_REPLY;
-        else clientKillNow(t);
+        else clientFreeAsyncShut(t);
         killed++;
     }
     replyLongLong(c, killed);
