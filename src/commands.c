@@ -638,6 +638,11 @@ int commandProcess(client *c) {
         /* A long script yields to the event loop: only the way out runs. */
         cmd->rejected_calls++;
         commandReject(c, scriptBusyError());
+    } else if ((c->flags & CLIENT_REPLICA) &&
+               (cmd->flags & (CMD_WRITE | CMD_READONLY | CMD_MAY_REPLICATE))) {
+        /* Replicas are exempt from CLIENT PAUSE: no keyspace access for them. */
+        cmd->rejected_calls++;
+        commandReject(c, "ERR Replica can't interact with the keyspace");
     } else if (clientsArePaused() && commandIsPaused(c)) {
         /* Held until CLIENT UNPAUSE or the pause times out; the command
          * then runs as if it had just arrived. */

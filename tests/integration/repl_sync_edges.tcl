@@ -1,7 +1,8 @@
 # repl_sync_edges.tcl -- the primary's side of a full sync at its edges, as
 # Redis 7.0 behaves: PSYNC with an offset that is no number is refused
 # (not served with a full sync); a replica link that sends a command which
-# replies is dropped before the reply can mix into the stream; a snapshot
+# replies is dropped before the reply can mix into the stream (a keyspace
+# command is refused first); a snapshot
 # child that no replica waits for any more is stopped (diskless always,
 # disk-based unless save points make its file useful); a replica that
 # stalls a diskless transfer past repl-timeout is dropped and the others'
@@ -55,6 +56,22 @@ test "a replica link whose command replies is dropped, the reply never sent" {
     wait_for {[log_has $m "*Replica generated a reply to command 'ping', disconnecting it: *"]} 5000 "log line"
     assert_equal PONG [r $mc PING]
     r $mc CONFIG SET rdb-key-save-delay 0
+    kill_server $m
+}
+
+test "a replica link that touches the keyspace is refused, and dropped for the reply" {
+    set m [start_server -config {repl-diskless-sync yes repl-diskless-sync-delay 5}]
+    set mc [client $m]
+    set rc [client $m]
+    send_cmd $rc PSYNC someid -1
+    wait_for {[info_field $mc connected_slaves replication] eq "1"} 5000 "replica attached"
+    send_cmd $rc GET foo
+    lassign [read_until_closed $rc 5000] state got
+    assert_equal closed $state
+    assert {[string first "interact" $got] < 0} "no error on the link"
+    wait_for {[log_has $m "*Replica generated a reply to command 'get', disconnecting it: *"]} 5000 "drop logged"
+    assert {[log_has $m "*Replica can't interact with the keyspace*"]}
+    assert_equal PONG [r $mc PING]
     kill_server $m
 }
 
