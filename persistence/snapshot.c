@@ -307,9 +307,13 @@ void rdbLoadNoteProgress(size_t loaded, const rdbLoadStats *st) {
     long long now = mstime();
     if (now - ld.last_log_ms >= RDB_LOAD_LOG_INTERVAL_MS) {
         ld.last_log_ms = now;
-        serverLog(LL_NOTICE, "Loading RDB: %zu of %zu bytes (%.2f%%), %lld keys so far", loaded,
-                  ld.total_bytes, ld.total_bytes ? (double)loaded * 100 / (double)ld.total_bytes : 0.0,
-                  st->keys_loaded);
+        if (!ld.total_bytes) /* a payload read from the socket: no size */
+            serverLog(LL_NOTICE, "Loading RDB: %zu bytes, %lld keys so far", loaded,
+                      st->keys_loaded);
+        else
+            serverLog(LL_NOTICE, "Loading RDB: %zu of %zu bytes (%.2f%%), %lld keys so far", loaded,
+                      ld.total_bytes, (double)loaded * 100 / (double)ld.total_bytes,
+                      st->keys_loaded);
     }
 }
 
