@@ -117,10 +117,10 @@ test "disk-based sync with save points: the child goes on without replicas (its 
 }
 
 test "a diskless transfer that a stopped replica stalls: dropped after repl-timeout, the other replica syncs" {
-    set m [start_server -config {repl-diskless-sync yes repl-diskless-sync-delay 3 save "" repl-timeout 2}]
+    set m [start_server -config {repl-diskless-sync yes repl-diskless-sync-delay 3 save "" repl-timeout 2 rdbcompression no}]
     set mc [client $m]
     # a payload of ~25 MB: more than the stopped replica's socket buffers
-    r $mc DEBUG POPULATE 200000 key 100
+    r $mc DEBUG POPULATE 2500 key 10000
     set a [start_server]
     set b [start_server]
     set ac [client $a]
