@@ -617,16 +617,17 @@ static void replPipeNoteStall(replicaLink *l, size_t w) {
 static void replPipeWriteHandler(connection *conn) {
     client *c = conn->private_data;
     replicaLink *l = c->repl;
-    if (clientHasPendingReplies(c) && clientWrite(c, 0) == C_ERR) return;
-    if (clientHasPendingReplies(c)) return;
-    if (l && l->pipe_sent < snap.chunk_len) {
+    int failed = clientHasPendingReplies(c) && clientWrite(c, 0) == C_ERR;
+    if (!failed && clientHasPendingReplies(c)) return;
+    if (!failed && l && l->pipe_sent < snap.chunk_len) {
         size_t w;
         int r = replWriteSome(c, snap.chunk + l->pipe_sent, snap.chunk_len - l->pipe_sent, &w);
         l->pipe_sent += w;
         replPipeNoteStall(l, w);
-        if (r < 0) return;
         if (r == 0) return;
+        failed = r < 0;
     }
+    /* (a replica that failed is being freed: the others go on without it) */
     connSetWriteHandler(conn, NULL, 0);
     replPipeFeed();
 }
@@ -1421,7 +1422,6 @@ void replCron(void) {
     static time_t last_keepalive;
     int keepalive = now != last_keepalive;
     if (keepalive) last_keepalive = now;
-    int stalled_dropped = 0;
     for (int j = 0; j < nreplicas; j++) {
         client *c = replicas[j];
         replicaLink *l = c->repl;
@@ -1436,7 +1436,6 @@ void replCron(void) {
             l->pipe_stall_since && now - l->pipe_stall_since > cfg.repl_timeout) {
             serverLog(LL_WARNING, "Disconnecting timedout replica (full sync): %s", c->peer);
             clientFreeAsync(c);
-            stalled_dropped = 1;
             continue;
         }
         if (l->state == RS_ONLINE && now - l->ack_time > cfg.repl_timeout) {
@@ -1461,8 +1460,9 @@ void replCron(void) {
             }
         }
     }
-    /* The others' transfer goes on without the replica that stalled it. */
-    if (stalled_dropped) replPipeFeed();
+    /* The others' transfer goes on without a replica dropped meanwhile
+     * (stalled, or gone: its close freed it with the feed waiting on it). */
+    if (snap.active && snap.diskless && !snap.delivered) replPipeFeed();
     replStopUselessChild();
     replLagSpillJoin();
     if (lag_spill && (!spillShared(lag_spill) || !spillUsable(lag_spill))) {

@@ -6,7 +6,7 @@
 # child that no replica waits for any more is stopped (diskless always,
 # disk-based unless save points make its file useful); a replica that
 # stalls a diskless transfer past repl-timeout is dropped and the others'
-# transfer goes on; an output limit below the backlog size counts as the
+# transfer goes on (also when it is killed instead); an output limit below the backlog size counts as the
 # backlog size. Every test passes
 # against redis-server 7.0 too.
 source [file join [file dirname [info script]] .. helpers harness.tcl]
@@ -116,10 +116,12 @@ test "disk-based sync with save points: the child goes on without replicas (its 
     foreach x [list $m $s] { kill_server $x }
 }
 
-test "a diskless transfer that a stopped replica stalls: dropped after repl-timeout, the other replica syncs" {
-    set m [start_server -config {repl-diskless-sync yes repl-diskless-sync-delay 3 save "" repl-timeout 2 rdbcompression no}]
+# A diskless primary (extra directives) with a ~25 MB payload (more than a
+# stopped replica's socket buffers) and two replicas waiting for it (the
+# delay), the first stopped before the transfer starts. {m mc a ac b bc}
+proc diskless_one_stopped {extra} {
+    set m [start_server -config [list repl-diskless-sync yes repl-diskless-sync-delay 3 save "" rdbcompression no {*}$extra]]
     set mc [client $m]
-    # a payload of ~25 MB: more than the stopped replica's socket buffers
     r $mc DEBUG POPULATE 2500 key 10000
     set a [start_server]
     set b [start_server]
@@ -127,9 +129,13 @@ test "a diskless transfer that a stopped replica stalls: dropped after repl-time
     set bc [client $b]
     r $ac REPLICAOF 127.0.0.1 [dict get $m port]
     r $bc REPLICAOF 127.0.0.1 [dict get $m port]
-    # both wait for the transfer (the delay); one stops before it starts
     wait_for {[regexp -all {state=wait_bgsave} [r $mc INFO replication]] == 2} 10000 "both replicas waiting"
     ::cairn_h::signal [dict get $a pid] STOP
+    return [list $m $mc $a $ac $b $bc]
+}
+
+test "a diskless transfer that a stopped replica stalls: dropped after repl-timeout, the other replica syncs" {
+    lassign [diskless_one_stopped {repl-timeout 2}] m mc a ac b bc
     wait_for {[log_has $m "*Disconnecting timedout replica (full sync)*"]} 20000 "stalled replica dropped"
     repl_wait_link $bc 30000
     repl_wait_caught_up $mc $bc
@@ -139,6 +145,19 @@ test "a diskless transfer that a stopped replica stalls: dropped after repl-time
     repl_wait_caught_up $mc $ac
     assert_equal [r $mc DEBUG DIGEST] [r $ac DEBUG DIGEST]
     foreach x [list $m $a $b] { kill_server $x }
+}
+
+test "a replica killed while it stalls a diskless transfer: the other replica's transfer goes on" {
+    lassign [diskless_one_stopped {}] m mc a ac b bc
+    # the transfer fills the stopped replica's buffers, then waits on it
+    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "1"} 10000 "transfer started"
+    after 1000
+    kill_server $a
+    repl_wait_link $bc 30000
+    repl_wait_caught_up $mc $bc
+    assert_equal [r $mc DEBUG DIGEST] [r $bc DEBUG DIGEST]
+    wait_for {[info_field $mc rdb_bgsave_in_progress persistence] eq "0"} 10000 "child done"
+    foreach x [list $m $b] { kill_server $x }
 }
 
 test "client-output-buffer-limit replica below repl-backlog-size: the backlog size is the hard limit" {
