@@ -113,9 +113,7 @@ void pfcountCommand(client *c) {
      * rewritten, so the value is looked up once for writing. */
     keyRef ref;
     dbFindForWrite(c->db, c->argv[1], &ref);
-    /* A read-only replica keeps an expired key for its primary's DEL: it
-     * still counts as an empty set here. */
-    if (!ref.de || (dictSize(c->db->expires) && dbKeyIsExpired(c->db, ref.de))) {
+    if (!ref.de) {
         server.stat_keyspace_misses++;
         notifyKeyspaceEvent(NOTIFY_KEY_MISS, "keymiss", c->argv[1], c->db->id);
         replyConst(c, ":0\r\n");
