@@ -6,9 +6,14 @@
 # blocking commands run with short timeouts while a second client writes;
 # then a mixed stream of all commands, some inside WATCH/MULTI/EXEC, runs on
 # a dataset that is not reset as often. A MONITOR, a PSUBSCRIBE * and a BCAST
-# tracking client watch everything. At the end the server must shut down
-# cleanly, without AddressSanitizer, LeakSanitizer or UBSan reports in its
-# output (they only appear with the SANITIZE=1 build).
+# tracking client watch everything. Batches are sent in one of several
+# modes (see batch_mode: through Lua, under client tracking, NO-EVICT,
+# maxmemory, or to a read-only replica that follows the server all along).
+# Every write goes through the AOF. At the end the replica must hold the
+# server's dataset, the servers must shut down cleanly, without
+# AddressSanitizer, LeakSanitizer or UBSan reports in their output (they only
+# appear with the SANITIZE=1 build), and the dataset must load back from the
+# AOF.
 #
 # The run is reproducible: a PRNG of our own, seeded per command from
 # CAIRN_FUZZ_SEED (default 1), so adding a command does not change what the
@@ -93,7 +98,12 @@ set ::config_params {
     slowlog-max-len lazyfree-lazy-user-del lazyfree-lazy-user-flush
     lazyfree-lazy-server-del maxmemory-policy
 }
-set ::server_config {proto-max-bulk-len 1mb list-compress-depth 1 notify-keyspace-events KEA}
+# Every write also goes through the AOF: at the end the server restarts from
+# it and must hold the same dataset.
+set ::server_config {proto-max-bulk-len 1mb list-compress-depth 1 notify-keyspace-events KEA
+    appendonly yes}
+set ::mode plain
+set ::mode_batches {}
 
 # ---------------------------------------------------------------------------
 # PRNG and argument pools
@@ -153,8 +163,18 @@ proc seed_commands {} {
         {SET s:ttl v EX 100000} {HSET h:ttl a 1 b 2} {EXPIRE h:ttl 100000} \
         {ZADD z:ttl 1 a} {PEXPIRE z:ttl 100000000} {SET {} empty-name} \
         {SELECT 1} {SET db1:s x} {RPUSH db1:l a b} {SELECT 0}
+    lappend cmds [list FUNCTION LOAD REPLACE $::fz_library]
     return $cmds
 }
+
+# The library the FCALL and FCALL_RO modes call (see batch_mode); the
+# FUNCTION commands may delete it, each reseed loads it again.
+set ::fz_library "#!lua name=cmdfuzz
+redis.register_function('fz', function(keys, args) return redis.pcall(unpack(args)) end)
+redis.register_function{function_name='fz_ro', flags={'no-writes'},
+    callback=function(keys, args) return redis.pcall(unpack(args)) end}"
+set ::fz_script {return redis.pcall(unpack(ARGV))}
+set ::fz_script3 {redis.setresp(3) return redis.pcall(unpack(ARGV))}
 
 # The dense HyperLogLog is built once and then restored with SET, which is
 # much cheaper than thousands of PFADDs per reseed.
@@ -193,6 +213,7 @@ proc setup_server {} {
     set ::c_id [r $::c CLIENT ID]
     set ::w [client $::srv -timeout 30000]
     start_observers
+    start_replica
     # Elements of 32 KiB and more become plain quicklist nodes, so the 64 KiB
     # argument makes plain nodes and the 5000-byte one listpack entries with
     # a 32-bit length.
@@ -218,6 +239,38 @@ proc start_observers {} {
     set ::observers [list $m $p $t]
 }
 
+# A read-only replica follows the fuzzed server the whole run: the
+# "replica" mode sends batches to it (every write must be refused), and at
+# the end its DEBUG DIGEST must equal the primary's.
+proc start_replica {} {
+    if {[info exists ::replica] && [server_alive $::replica]} { kill_server $::replica }
+    set ::replica [start_server -config [list replicaof "127.0.0.1 [dict get $::srv port]" \
+            proto-max-bulk-len 1mb]]
+    set ::rc [client $::replica -timeout 30000]
+    # The REDIRECT target of the tracking modes: a RESP2 client subscribed to
+    # the invalidation channel.
+    set ::redir [client $::srv]
+    set ::redir_id [r $::redir CLIENT ID]
+    r $::redir SUBSCRIBE __redis__:invalidate
+    lappend ::observers $::redir
+}
+
+proc replica_synced {} {
+    set off [info_field $::c master_repl_offset replication]
+    set info [r $::rc INFO replication]
+    return [expr {[string match "*master_link_status:up*" $info] &&
+        [regexp {slave_repl_offset:(\d+)} $info - roff] && $roff == $off}]
+}
+
+# "" when the replica caught up and holds the primary's dataset.
+proc replica_diff {} {
+    if {[catch {wait_for {[replica_synced]} 20000} err]} { return "the replica does not catch up: $err" }
+    set a [digest]
+    set b [r $::rc DEBUG DIGEST]
+    if {$a ne $b} { return "replica DEBUG DIGEST $b, primary $a" }
+    return ""
+}
+
 proc drain_observers {} {
     foreach o $::observers {
         fconfigure $o -blocking 0
@@ -226,7 +279,7 @@ proc drain_observers {} {
 }
 
 proc restore_config {} {
-    r $::c CONFIG SET {*}$::config_defaults
+    r $::c CONFIG SET {*}$::config_defaults maxmemory 0
 }
 
 proc load_commands {} {
@@ -455,6 +508,70 @@ proc nreplies {argv} {
     return 1
 }
 
+# How a batch is sent, as real clients do (::mode, chosen per batch by
+# batch_mode): plain; through Lua (EVAL/EVAL_RO of redis.pcall(unpack(ARGV)),
+# in RESP3 batches sometimes after redis.setresp(3); FCALL/FCALL_RO of the
+# cmdfuzz library); after CLIENT TRACKING ON with OPTIN (and CLIENT CACHING
+# calls in between), OPTOUT, BCAST, PREFIX, NOLOOP or REDIRECT; with CLIENT
+# NO-EVICT (and NO-TOUCH where it exists) on; under a maxmemory a little
+# above or below the memory in use with a random eviction policy; or on the
+# read-only replica.
+set ::modes {plain plain plain plain plain plain eval eval_ro fcall fcall_ro
+    tracking tracking noevict maxmemory replica replica}
+set ::policies {noeviction allkeys-lru allkeys-lfu allkeys-random volatile-lru
+    volatile-lfu volatile-random volatile-ttl}
+# A batch's mode depends on the seed, the command and the batch, not on rnd,
+# so the calls a seed generates are the same in every mode.
+proc batch_mode {what} {
+    return [lindex $::modes [expr {[zlib crc32 "$::base_seed $what"] % [llength $::modes]}]]
+}
+
+# The calls of a batch as the mode sends them, and the commands around them.
+proc mode_wrap {calls} {
+    set h [zlib crc32 "$::base_seed [llength $calls] [lindex $calls 0]"]
+    set pre {}
+    set post {}
+    switch $::mode {
+        eval - eval_ro {
+            set cmd [expr {$::mode eq "eval" ? "EVAL" : "EVAL_RO"}]
+            set body [expr {$::resp3 && $h % 2 ? $::fz_script3 : $::fz_script}]
+            set calls [lmap a $calls {list $cmd $body 0 {*}$a}]
+        }
+        fcall - fcall_ro {
+            set cmd [expr {$::mode eq "fcall" ? "FCALL fz" : "FCALL_RO fz_ro"}]
+            set calls [lmap a $calls {list {*}$cmd 0 {*}$a}]
+        }
+        tracking {
+            set opts [lindex {{} OPTIN OPTOUT BCAST {BCAST PREFIX s: PREFIX l}
+                NOLOOP REDIRECT {REDIRECT BCAST} {REDIRECT OPTIN}} [expr {$h % 9}]]
+            set opts [string map [list REDIRECT "REDIRECT $::redir_id"] $opts]
+            lappend pre [list CLIENT TRACKING ON {*}$opts]
+            if {"OPTIN" in $opts || "OPTOUT" in $opts} {
+                set yes [expr {"OPTIN" in $opts ? "yes" : "no"}]
+                set out {}
+                set i 0
+                foreach a $calls {
+                    if {[incr i] % 3 == 0} { lappend out [list CLIENT CACHING $yes] }
+                    lappend out $a
+                }
+                set calls $out
+            }
+        }
+        noevict {
+            lappend pre {CLIENT NO-EVICT on}
+            if {[dict exists $::cmds client|no-touch]} { lappend pre {CLIENT NO-TOUCH on} }
+        }
+        maxmemory {
+            set used [info_field $::c used_memory memory]
+            set max [expr {max(1, $used + ($h % 400000) - 100000)}]
+            lappend pre [list CONFIG SET maxmemory-policy [lindex $::policies [expr {$h % 8}]] \
+                    maxmemory $max]
+            lappend post {CONFIG SET maxmemory 0}
+        }
+    }
+    return [list $pre $calls $post]
+}
+
 # Sends the calls in one pipeline followed by RESET (which undoes SELECT,
 # HELLO 3, CLIENT TRACKING, CLIENT NO-EVICT, MULTI...) and PING, and reads
 # every reply. Returns "" or what went wrong. Error replies are fine.
@@ -465,15 +582,17 @@ proc run_pipeline {calls} {
         set out [::cairn_h::encode {HELLO 3}]
         incr want
     }
-    foreach argv $calls {
+    incr ::ncalls [llength $calls]
+    lassign [mode_wrap $calls] pre calls post
+    foreach argv [concat $pre $calls $post] {
         append out [::cairn_h::encode $argv]
         incr want [nreplies $argv]
     }
     append out [::cairn_h::encode RESET] [::cairn_h::encode PING]
-    if {[catch {send_raw $::c $out} err]} { return $err }
-    incr ::ncalls [llength $calls]
+    set c [expr {$::mode eq "replica" ? $::rc : $::c}]
+    if {[catch {send_raw $c $out} err]} { return $err }
     for {set i 0} {$i < $want + 2} {incr i} {
-        if {[catch {read_reply $::c} res opts]} {
+        if {[catch {read_reply $c} res opts]} {
             if {[lrange [dict get $opts -errorcode] 0 1] ne {CAIRN REPLY}} {
                 return "reply [expr {$i + 1}] of [expr {$want + 2}]: $res"
             }
@@ -483,12 +602,14 @@ proc run_pipeline {calls} {
         }
     }
     if {$res ne "PONG"} { return "PING after the batch got '[::cairn_h::show $res]'" }
+    # Invalidation pushes of the tracking mode.
+    set ::cairn_h::push($c) {}
     if {[catch drain_observers err]} { return $err }
     return ""
 }
 
 proc close_all {} {
-    foreach o [list $::c $::w {*}$::observers] { close_client $o }
+    foreach o [list $::c $::w $::rc {*}$::observers] { close_client $o }
 }
 
 proc digest {} { return [r $::c DEBUG DIGEST] }
@@ -521,6 +642,7 @@ proc diagnose {units problem {history {}}} {
     set f [open $path w]
     fconfigure $f -translation binary
     puts $f [list set ::resp3 $::resp3]
+    puts $f [list set ::mode $::mode]
     puts $f [list set history $history]
     puts $f [list set units $units]
     close $f
@@ -565,31 +687,54 @@ proc find_writer {calls} {
 proc fuzz_command {name} {
     seed_for $name
     set n [expr {$name in $::few_rounds ? max(1, $::rounds / 8) : $::rounds}]
-    set check [expr {![may_write $name]}]
     set errors {}
     for {set done 0} {$done < $n && [llength $errors] < 3} {incr done $::batch} {
         set calls {}
         for {set j 0} {$j < min($::batch, $n - $done)} {incr j} { lappend calls [gen_call $name] }
+        set ::mode [batch_mode "$name $done"]
+        dict incr ::mode_batches $::mode
+        # PFCOUNT updates the cached cardinality: on the replica too.
+        if {$::mode eq "replica" && $name eq "pfcount"} { set ::mode plain }
+        # Read-only scripts and the replica must not write either (PFCOUNT
+        # may update its cached cardinality); under maxmemory even reads
+        # evict.
+        set check [expr {![may_write $name] || $::mode eq "replica" ||
+            ($::mode in {eval_ro fcall_ro} && $name ne "pfcount")}]
+        if {$::mode eq "maxmemory"} { set check 0 }
         if {$::dirty} { reseed $::c }
         if {$check} { set d0 [digest] }
         # Every other batch runs in RESP3 (maps, sets, doubles, pushes).
         set ::resp3 [expr {$done / $::batch % 2}]
         set p [run_pipeline $calls]
         if {$p ne ""} {
-            lappend errors [diagnose [lmap a $calls {list $a}] $p]
+            lappend errors "mode $::mode: [diagnose [lmap a $calls {list $a}] $p]"
             set ::resp3 0
+            set ::mode plain
             continue
         }
-        if {$name eq "config|set"} { restore_config }
+        if {$name eq "config|set" || $::mode eq "maxmemory"} { restore_config }
+        if {$::mode eq "replica"} {
+            if {$name eq "config|set"} { r $::rc CONFIG SET {*}$::config_defaults }
+            if {[set e [replica_diff]] ne ""} {
+                lappend errors "seed $::base_seed: mode replica, [string toupper $name]: $e"
+                set ::mode plain
+                close_all
+                kill_server $::srv
+                setup_server
+                set ::dirty 1
+                continue
+            }
+        }
         if {$check} {
             if {[digest] ne $d0} {
-                lappend errors "seed $::base_seed: a command that cannot write changed DEBUG DIGEST: [find_writer $calls]"
+                lappend errors "seed $::base_seed: mode $::mode: a command that cannot write changed DEBUG DIGEST: [find_writer $calls]"
                 set ::dirty 1
             }
         } else {
             set ::dirty 1
         }
         set ::resp3 0
+        set ::mode plain
     }
     if {[llength $errors]} { error [join $errors \n] }
 }
@@ -819,16 +964,41 @@ test "mixed stream of all commands, with MULTI/EXEC" {
     if {[llength $errors]} { error [join $errors \n] }
 }
 
+puts "# cmdfuzz: batches by mode: $::mode_batches"
 puts "# cmdfuzz: [llength $fuzzed] commands, $::ncalls calls in [expr {([clock milliseconds] - $start) / 1000.0}] s"
+
+# Volatile keys become persistent first: a key that expires between the
+# digest and the reload would make them differ.
+proc persist_all {} {
+    for {set db 0} {$db < 16} {incr db} {
+        r $::c SELECT $db
+        set cursor 0
+        while {1} {
+            lassign [r $::c SCAN $cursor COUNT 1000] cursor keys
+            foreach k $keys { r $::c PERSIST $k }
+            if {$cursor == 0} break
+        }
+    }
+    r $::c SELECT 0
+}
+
+test "the read-only replica holds the primary's dataset" {
+    persist_all
+    assert_equal "" [replica_diff]
+    set ::final_digest [digest]
+}
+
+proc shutdown_clean {srv c} {
+    send_cmd $c SHUTDOWN NOSAVE
+    assert {[connection_closed $c 30000]} "SHUTDOWN NOSAVE closed the connection"
+    assert {[::cairn_h::wait_exit [dict get $srv pid] 60000]} "server exited"
+    ::cairn_h::forget [dict get $srv pid]
+    assert_match "*ready to exit*" [log_tail $srv 5]
+}
 
 # Sanitizer reports go to the server's stderr (the harness' DIR/stdout); the
 # leak check runs at exit, so the server must exit normally first.
-test "clean shutdown, no sanitizer reports" {
-    send_cmd $::c SHUTDOWN NOSAVE
-    assert {[connection_closed $::c 30000]} "SHUTDOWN NOSAVE closed the connection"
-    assert {[::cairn_h::wait_exit [dict get $::srv pid] 60000]} "server exited"
-    ::cairn_h::forget [dict get $::srv pid]
-    assert_match "*ready to exit*" [log_tail $::srv 5]
+proc check_sanitizer_reports {} {
     foreach out [lsort [glob -nocomplain [file join $::cairn(tmp) server-* stdout]]] {
         set f [open $out r]
         fconfigure $f -translation binary
@@ -841,6 +1011,20 @@ test "clean shutdown, no sanitizer reports" {
             }
         }
     }
+}
+
+test "clean shutdown, no sanitizer reports" {
+    shutdown_clean $::replica $::rc
+    shutdown_clean $::srv $::c
+    check_sanitizer_reports
+}
+
+test "the dataset loads back from the AOF" {
+    set ::srv [restart_server $::srv]
+    set ::c [client $::srv -timeout 30000]
+    assert_equal $::final_digest [digest]
+    shutdown_clean $::srv $::c
+    check_sanitizer_reports
 }
 
 finish
