@@ -657,7 +657,10 @@ static cairnCommand *luaCommandLookup(lua_State *L, robj **argv, int argc) {
         !memcmp(lua_cmd_cache[slot].name, p, len))
         return lua_cmd_cache[slot].cmd;
     cairnCommand *cmd = commandLookup(argv, argc);
-    if (cmd && !cmd->subcommands && len < sizeof(lua_cmd_cache[slot].name)) {
+    /* A subcommand found through its container is not cached under the
+     * container's name either: OBJECT HELP would answer for OBJECT IDLETIME
+     * with OBJECT HELP's arity, and the command read a missing argument. */
+    if (cmd && !cmd->subcommands && !cmd->parent && len < sizeof(lua_cmd_cache[slot].name)) {
         lua_cmd_cache[slot].lua_name = p;
         memcpy(lua_cmd_cache[slot].name, p, len);
         lua_cmd_cache[slot].len = len;

@@ -370,4 +370,15 @@ test "EXEC of a queued shebang script without no-writes is refused on a read-onl
     }
 }
 
+# The script's command cache once kept OBJECT HELP under the name OBJECT, so
+# OBJECT IDLETIME without a key passed HELP's arity check and crashed the
+# server (found by cmdfuzz's FCALL mode).
+test "a subcommand a script called before does not answer for its siblings" {
+    foreach {cmd sub} {OBJECT IDLETIME CONFIG GET CLIENT KILL} {
+        set script "redis.pcall('$cmd','HELP') return redis.pcall('$cmd','$sub')"
+        assert_equal [rraw $rc EVAL $script 0] [rraw $c EVAL $script 0] "$cmd $sub"
+    }
+    assert_equal PONG [r $c PING]
+}
+
 finish
