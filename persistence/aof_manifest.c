@@ -109,7 +109,9 @@ static const char *parseLine(aofManifest *am, const char *line, long long *maxse
         }
     }
     sdsfreesplitres(argv, argc);
-    if (!why && (!ai->name || !ai->seq || !ai->type)) why = "Invalid AOF manifest file format";
+    /* An empty name could not be written back: it would not parse again. */
+    if (!why && (!ai->name || !sdslen(ai->name) || !ai->seq || !ai->type))
+        why = "Invalid AOF manifest file format";
     if (!why) {
         if (ai->type == AOF_FILE_BASE) {
             if (am->base) why = "Found duplicate base file information";
