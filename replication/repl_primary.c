@@ -42,6 +42,7 @@
 #include "zmalloc.h"
 #include "repl.h"
 #include "repl_parse.h"
+#include "repl_primary_internal.h"
 #include "child.h"
 #include "rdb.h"
 #include "rio_codec.h"
@@ -60,11 +61,6 @@
 
 replState repl;
 
-#define RS_WAIT_BGSAVE_START 0 /* waits for a snapshot to be started */
-#define RS_WAIT_BGSAVE_END 1   /* attached to a running snapshot */
-#define RS_SEND_BULK 2         /* the snapshot payload is being written */
-#define RS_ONLINE 3            /* streaming */
-
 #define REPL_CAPA_EOF REPLCONF_CAPA_EOF /* repl_parse.h parses them */
 #define REPL_CAPA_PSYNC2 REPLCONF_CAPA_PSYNC2
 /* cairn replicas: they decode a payload in a zstd or lz4 frame. */
@@ -81,45 +77,6 @@ replState repl;
  * machine those context switches, not the encoding, set the pace. */
 #define REPL_PIPE_SIZE (1024 * 1024)
 
-typedef struct replicaLink {
-    int state;
-    int is_replica;
-    streamCursor cur;
-    int attached;
-    int capa;
-    int listening_port;
-    char announce_ip[NET_IP_STR_LEN];
-    long long ack_off;
-    long long aof_off;     /* REPLCONF ACK .. FACK: its AOF is fsynced up to here */
-    time_t ack_time;
-    int old_sync;          /* SYNC: no +FULLRESYNC line */
-    int wait_first_ack;    /* after a diskless payload: stream after the first ACK */
-    int acked_early;       /* that ACK came before we saw the pipe's end */
-    time_t soft_since;     /* over the soft output limit since (0: not) */
-    /* disk payload */
-    int bulk_fd;
-    off_t bulk_off, bulk_size;
-    sds preamble;
-    /* diskless payload: bytes of the current pipe chunk already written */
-    size_t pipe_sent;
-    /* since when the socket took no more of the chunk (0: it took it all);
-     * past repl-timeout the replica is dropped, not the transfer stalled */
-    time_t pipe_stall_since;
-    int snap_id;           /* the snapshot this replica is attached to */
-    int rdb_req;           /* REPLCONF rdb-filter-only: REPL_REQ_* parts left out */
-    /* REPLCONF archive-only 1 (cairn-backup stream): streamed like any
-     * replica, but never counted by WAIT or min-replicas-to-write and not
-     * listed by INFO or ROLE, so sentinel never sees it to promote it. */
-    int archiver;
-    /* After a full sync, the stream from the fork on comes from the
-     * snapshot's spill file until spill_pos reaches its end; then the
-     * replica moves to a memory cursor (attached). */
-    replSpill *spill;
-    long long spill_pos;
-    /* An online replica that fell behind reads on from the lag spill (spill
-     * is then that one), then from memory again. */
-    int lag_spilled;
-} replicaLink;
 
 /* The spill that online replicas further behind than REPL_LAG_SPILL_MIN
  * (or the backlog, if larger) move to, so that their share of the stream
@@ -135,8 +92,9 @@ static long long lag_spill_retry_ms; /* after a failed file: not before */
 #define REPL_LAG_SPILL_MIN (1024 * 1024)
 
 /* Replicas in the order they connected (INFO's slaveN lines). */
-static client **replicas;
-static int nreplicas, replicas_cap;
+client **replicas;
+int nreplicas;
+static int replicas_cap;
 
 /* The snapshot being taken for a full sync. */
 static struct {
@@ -1127,147 +1085,6 @@ void waitCommand(client *c) {
     waiters[nwaiters++] = (waitEntry){c, offset, (long)numreplicas, timeout ? server.unixtime_ms + timeout : 0};
     c->flags |= CLIENT_REPL_WAIT;
     replRequestAck();
-}
-
-/* ---- ROLE and INFO ---- */
-
-static const char *replStateName(int state) {
-    switch (state) {
-    case RS_WAIT_BGSAVE_START:
-    case RS_WAIT_BGSAVE_END: return "wait_bgsave";
-    case RS_SEND_BULK: return "send_bulk";
-    default: return "online";
-    }
-}
-
-static const char *replReplicaIp(client *c, char *buf, size_t len) {
-    replicaLink *l = c->repl;
-    if (l->announce_ip[0]) return l->announce_ip;
-    snprintf(buf, len, "%s", c->peer);
-    char *colon = strrchr(buf, ':');
-    if (colon) *colon = '\0';
-    if (buf[0] == '[') {
-        memmove(buf, buf + 1, strlen(buf));
-        char *end = strchr(buf, ']');
-        if (end) *end = '\0';
-    }
-    return buf;
-}
-
-void roleCommand(client *c) {
-    if (replIsReplica()) {
-        replicaRoleReply(c);
-        return;
-    }
-    replyArrayLen(c, 3);
-    replyBulkCString(c, "master");
-    replyLongLong(c, streamOffset());
-    int online = 0;
-    for (int j = 0; j < nreplicas; j++)
-        if (((replicaLink *)replicas[j]->repl)->state == RS_ONLINE && !((replicaLink *)replicas[j]->repl)->archiver)
-            online++;
-    replyArrayLen(c, online);
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
-        if (l->state != RS_ONLINE || l->archiver) continue;
-        char ip[NET_ADDR_STR_LEN], num[LONG_STR_SIZE];
-        replyArrayLen(c, 3);
-        replyBulkCString(c, replReplicaIp(replicas[j], ip, sizeof(ip)));
-        int n = ll2string(num, sizeof(num), l->listening_port);
-        replyBulkBuf(c, num, (size_t)n);
-        n = ll2string(num, sizeof(num), l->ack_off);
-        replyBulkBuf(c, num, (size_t)n);
-    }
-}
-
-int replReplicaAt(int j, replicaPeer *out) {
-    /* A backup archiver is no replica a primary could hand over to. */
-    int k = 0;
-    for (; k < nreplicas; k++)
-        if (!((replicaLink *)replicas[k]->repl)->archiver && j-- == 0) break;
-    if (j >= 0 || k == nreplicas) return 0;
-    replicaLink *l = replicas[k]->repl;
-    char ip[NET_ADDR_STR_LEN];
-    snprintf(out->ip, sizeof(out->ip), "%s", replReplicaIp(replicas[k], ip, sizeof(ip)));
-    out->port = l->listening_port;
-    out->online = l->state == RS_ONLINE;
-    out->ack_off = l->ack_off;
-    return 1;
-}
-
-long long replPrimaryOffset(void) { return streamOffset(); }
-
-static int replGoodReplicas(void) {
-    int good = 0;
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_ONLINE && !l->archiver && server.unixtime - l->ack_time <= cfg.min_replicas_max_lag)
-            good++;
-    }
-    return good;
-}
-
-sds replInfoFields(sds s) {
-    s = sdscatprintf(s, "role:%s\r\n", replIsReplica() ? "slave" : "master");
-    if (replIsReplica()) s = replicaInfoFields(s);
-    int listed = 0;
-    for (int j = 0; j < nreplicas; j++) listed += !((replicaLink *)replicas[j]->repl)->archiver;
-    s = sdscatprintf(s, "connected_slaves:%d\r\n", listed);
-    if (cfg.min_replicas_to_write && cfg.min_replicas_max_lag)
-        s = sdscatprintf(s, "min_slaves_good_slaves:%d\r\n", replGoodReplicas());
-    for (int j = 0, n = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
-        if (l->archiver) continue;
-        char ip[NET_ADDR_STR_LEN];
-        /* Redis gives a lag only for a replica that streams: 0 during its sync. */
-        long long lag = l->state == RS_ONLINE ? (long long)(server.unixtime - l->ack_time) : 0;
-        s = sdscatprintf(s, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", n++,
-                         replReplicaIp(replicas[j], ip, sizeof(ip)), l->listening_port,
-                         replStateName(l->state), l->ack_off, lag);
-    }
-    long long hist = backlogHistlen();
-    return sdscatprintf(s,
-                        "master_failover_state:%s\r\n"
-                        "master_replid:%s\r\n"
-                        "master_replid2:%s\r\n"
-                        "master_repl_offset:%lld\r\n"
-                        "second_repl_offset:%lld\r\n"
-                        "repl_backlog_active:%d\r\n"
-                        "repl_backlog_size:%lld\r\n"
-                        "repl_backlog_first_byte_offset:%lld\r\n"
-                        "repl_backlog_histlen:%lld\r\n",
-                        failoverStateName(), repl.replid, repl.replid2, streamOffset(), repl.second_replid_offset,
-                        backlogActive(), cfg.repl_backlog_size,
-                        backlogActive() ? backlogStart() + 1 : 0, hist);
-}
-
-sds replInfoStats(sds s) {
-    return sdscatprintf(s, "sync_full:%lld\r\nsync_partial_ok:%lld\r\nsync_partial_err:%lld\r\n",
-                        repl.stat_sync_full, repl.stat_sync_partial_ok, repl.stat_sync_partial_err);
-}
-
-/* ---- command refusals ---- */
-
-const char *replCommandDenied(client *c, cairnCommand *cmd) {
-    if (c->flags & CLIENT_MASTER) return NULL;
-    /* The AOF being loaded (its fake client is the only one running
-     * commands while loading) replays writes this server took: a read-only
-     * replica obeys it (a script's writes too), as Redis does. */
-    if ((c->flags & CLIENT_FAKE) && server.loading) return NULL;
-    int is_write = (cmd->flags & CMD_WRITE) || (cmd->proc == execCommand && multiQueueHasWrites(c));
-    if (replIsReplica()) {
-        /* EXEC is as stale-safe as the least of its queued commands. */
-        int deny_stale = !(cmd->flags & CMD_STALE) ||
-                         (cmd->proc == execCommand && multiQueueAnyLacks(c, CMD_STALE));
-        if (!replicaLinkUp() && !cfg.replica_serve_stale_data && deny_stale)
-            return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
-        if (cfg.replica_read_only && is_write) return "READONLY You can't write against a read only replica.";
-        return NULL;
-    }
-    if (is_write && cfg.min_replicas_to_write && cfg.min_replicas_max_lag &&
-        replGoodReplicas() < cfg.min_replicas_to_write)
-        return "NOREPLICAS Not enough good replicas to write.";
-    return NULL;
 }
 
 /* ---- the loop ---- */
