@@ -92,8 +92,8 @@ static long long lag_spill_retry_ms; /* after a failed file: not before */
 #define REPL_LAG_SPILL_MIN (1024 * 1024)
 
 /* Replicas in the order they connected (INFO's slaveN lines). */
-client **replicas;
-int nreplicas;
+client **repl_replicas;
+int repl_nreplicas;
 static int replicas_cap;
 
 /* The snapshot being taken for a full sync. */
@@ -168,16 +168,16 @@ static replicaLink *replLinkOf(client *c) {
 }
 
 static void replAddReplica(client *c) {
-    if (nreplicas == replicas_cap) {
+    if (repl_nreplicas == replicas_cap) {
         replicas_cap = replicas_cap ? replicas_cap * 2 : 4;
-        replicas = zrealloc(replicas, sizeof(client *) * replicas_cap);
+        repl_replicas = zrealloc(repl_replicas, sizeof(client *) * replicas_cap);
     }
-    replicas[nreplicas++] = c;
+    repl_replicas[repl_nreplicas++] = c;
     c->flags |= CLIENT_REPLICA;
     replLinkOf(c)->is_replica = 1;
 }
 
-int replConnectedReplicas(void) { return nreplicas; }
+int replConnectedReplicas(void) { return repl_nreplicas; }
 
 /* repl-disable-tcp-nodelay: fewer, fuller packets on the link to a
  * replica once it syncs (Redis turns it off when the sync starts). */
@@ -189,7 +189,7 @@ static void replApplyNoDelay(client *c) {
 }
 
 void replDisconnectReplicas(void) {
-    for (int j = 0; j < nreplicas; j++) clientFreeAsyncShut(replicas[j]);
+    for (int j = 0; j < repl_nreplicas; j++) clientFreeAsyncShut(repl_replicas[j]);
 }
 
 static void replWaitRemove(client *c);
@@ -200,10 +200,10 @@ void replClientFreed(client *c) {
     replicaLink *l = c->repl;
     if (!l) return;
     if (l->is_replica) {
-        for (int j = 0; j < nreplicas; j++) {
-            if (replicas[j] != c) continue;
-            memmove(replicas + j, replicas + j + 1, sizeof(client *) * (size_t)(nreplicas - j - 1));
-            nreplicas--;
+        for (int j = 0; j < repl_nreplicas; j++) {
+            if (repl_replicas[j] != c) continue;
+            memmove(repl_replicas + j, repl_replicas + j + 1, sizeof(client *) * (size_t)(repl_nreplicas - j - 1));
+            repl_nreplicas--;
             break;
         }
         serverLog(LL_NOTICE, "Connection with replica %s lost.", c->peer);
@@ -457,23 +457,23 @@ static int replSnapshotStart(void) {
      * parts (rdb-filter-only): those of the first to wait; the others get
      * the next one. A filtered payload always goes to sockets. */
     int req = -1;
-    for (int j = 0; j < nreplicas && req == -1; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas && req == -1; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->state == RS_WAIT_BGSAVE_START) req = l->rdb_req;
     }
     if (req == -1) return C_ERR;
     int diskless = cfg.repl_diskless_sync || req;
     /* The old SYNC and a replica without capa eof need a sized payload. */
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req && !(l->capa & REPL_CAPA_EOF))
             diskless = 0;
     }
     /* One payload serves them all: compressed only if each can decode it
      * (a Redis replica never can). */
     int codec = diskless ? cfg.repl_compression : cfg.snapshot_compression;
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req && !replAcceptsCodec(l, codec))
             codec = RIO_CODEC_NONE;
     }
@@ -543,9 +543,9 @@ static int replSnapshotStart(void) {
               diskless ? "Background RDB transfer started by pid %d"
                        : "Background saving started by pid %d",
               (int)pid);
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req) replAttachToSnapshot(replicas[j], l);
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
+        if (l->state == RS_WAIT_BGSAVE_START && l->rdb_req == req) replAttachToSnapshot(repl_replicas[j], l);
     }
     return C_OK;
 }
@@ -554,10 +554,10 @@ static int replSnapshotStart(void) {
  * snapshot before the next one is read, so one slow replica slows the
  * transfer (as in Redis) but nobody buffers the payload. */
 static int replPipeChunkSent(void) {
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->state == RS_WAIT_BGSAVE_END && l->snap_id == snap.id && snap.diskless &&
-            !(replicas[j]->flags & CLIENT_CLOSE_ASAP) && l->pipe_sent < snap.chunk_len)
+            !(repl_replicas[j]->flags & CLIENT_CLOSE_ASAP) && l->pipe_sent < snap.chunk_len)
             return 0;
     }
     return 1;
@@ -594,8 +594,8 @@ static void replPipeWriteHandler(connection *conn) {
 static void replPipeFeed(void) {
     while (snap.active && snap.diskless) {
         int blocked = 0;
-        for (int j = 0; j < nreplicas; j++) {
-            client *c = replicas[j];
+        for (int j = 0; j < repl_nreplicas; j++) {
+            client *c = repl_replicas[j];
             replicaLink *l = c->repl;
             if (l->state != RS_WAIT_BGSAVE_END || l->snap_id != snap.id || (c->flags & CLIENT_CLOSE_ASAP))
                 continue;
@@ -627,7 +627,7 @@ static void replPipeFeed(void) {
         if (n > 0) {
             snap.pipe_read = 1;
             snap.chunk_len = (size_t)n;
-            for (int j = 0; j < nreplicas; j++) ((replicaLink *)replicas[j]->repl)->pipe_sent = 0;
+            for (int j = 0; j < repl_nreplicas; j++) ((replicaLink *)repl_replicas[j]->repl)->pipe_sent = 0;
             continue;
         }
         if (n == 0) {
@@ -679,16 +679,16 @@ static void replDisklessDelivered(int ok) {
     }
     if (ok) {
         int up = 0;
-        for (int j = 0; j < nreplicas; j++) {
-            replicaLink *l = replicas[j]->repl;
+        for (int j = 0; j < repl_nreplicas; j++) {
+            replicaLink *l = repl_replicas[j]->repl;
             up += l->state == RS_WAIT_BGSAVE_END && l->snap_id == snap.id &&
-                  !(replicas[j]->flags & CLIENT_CLOSE_ASAP);
+                  !(repl_replicas[j]->flags & CLIENT_CLOSE_ASAP);
         }
         serverLog(LL_WARNING,
                   "Diskless rdb transfer, done reading from pipe, %d replicas still up.", up);
     }
-    for (int j = 0; j < nreplicas; j++) {
-        client *c = replicas[j];
+    for (int j = 0; j < repl_nreplicas; j++) {
+        client *c = repl_replicas[j];
         replicaLink *l = c->repl;
         if (l->state != RS_WAIT_BGSAVE_END || l->snap_id != snap.id) continue;
         if (!ok || l->pipe_sent < snap.chunk_len) {
@@ -735,8 +735,8 @@ static void replRemoveSyncFile(void) {
         return;
     }
     if (snap.active || childActiveType() != CHILD_TYPE_NONE) return;
-    for (int j = 0; j < nreplicas; j++)
-        if (((replicaLink *)replicas[j]->repl)->state != RS_ONLINE) return;
+    for (int j = 0; j < repl_nreplicas; j++)
+        if (((replicaLink *)repl_replicas[j]->repl)->state != RS_ONLINE) return;
     struct stat sb;
     if (stat(cfg.rdb_filename, &sb) == 0 && sb.st_dev == sync_file.dev && sb.st_ino == sync_file.ino) {
         serverLog(LL_NOTICE, "Removing the RDB file used to feed replicas in a persistence-less instance");
@@ -764,8 +764,8 @@ static void replSnapshotDone(pid_t pid, int exitcode, int bysignal) {
         else if (snap.delivered) replSnapshotRelease();
         return;
     }
-    for (int j = 0; j < nreplicas; j++) {
-        client *c = replicas[j];
+    for (int j = 0; j < repl_nreplicas; j++) {
+        client *c = repl_replicas[j];
         replicaLink *l = c->repl;
         if (l->state != RS_WAIT_BGSAVE_END || l->snap_id != snap.id) continue;
         if (!ok) {
@@ -990,8 +990,8 @@ void replconfCommand(client *c) {
 
 static long replAckedAt(long long offset) {
     long n = 0;
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->state == RS_ONLINE && !l->archiver && l->ack_off >= offset) n++;
     }
     return n;
@@ -999,8 +999,8 @@ static long replAckedAt(long long offset) {
 
 long replAofAckedAt(long long offset) {
     long n = 0;
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->state == RS_ONLINE && !l->archiver && l->aof_off >= offset) n++;
     }
     return n;
@@ -1097,8 +1097,8 @@ void replResetBacklog(void) {
 /* repl-spill-max-size: the replicas still reading a spill that passed it
  * are too far behind, as with an output buffer overflow in Redis. */
 static void replDropOverflowedSpills(void) {
-    for (int j = 0; j < nreplicas; j++) {
-        client *c = replicas[j];
+    for (int j = 0; j < repl_nreplicas; j++) {
+        client *c = repl_replicas[j];
         replicaLink *l = c->repl;
         if (!l->spill || !spillOverflowed(l->spill) || (c->flags & CLIENT_CLOSE_ASAP)) continue;
         serverLog(LL_WARNING,
@@ -1115,20 +1115,20 @@ void replBeforeSleep(void) {
     /* First, so replicas in full sync pin no more than this turn's writes. */
     spillPumpAll();
     replDropOverflowedSpills();
-    if (nreplicas == 0 && !backlogActive()) return;
+    if (repl_nreplicas == 0 && !backlogActive()) return;
     /* Not while writes are paused: the GETACK would move the offset that
      * FAILOVER (or a CLIENT PAUSE user) waits for replicas to reach; it is
      * sent after the pause. */
-    if (get_ack_pending && nreplicas && !replIsReplica() && !clientsArePaused()) {
+    if (get_ack_pending && repl_nreplicas && !replIsReplica() && !clientsArePaused()) {
         robj *argv[3] = {createStringObject("REPLCONF", 8), createStringObject("GETACK", 6),
                          createStringObject("*", 1)};
         propagateNoDb(argv, 3);
         for (int j = 0; j < 3; j++) decrRefCount(argv[j]);
         get_ack_pending = 0;
     }
-    if (replIsReplica() || !nreplicas) get_ack_pending = 0;
-    for (int j = 0; j < nreplicas; j++) {
-        client *c = replicas[j];
+    if (replIsReplica() || !repl_nreplicas) get_ack_pending = 0;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        client *c = repl_replicas[j];
         replicaLink *l = c->repl;
         if (l->state != RS_ONLINE || connHasWriteHandler(c->conn)) continue;
         if ((l->attached && streamCursorOffset(&l->cur) < streamOffset()) ||
@@ -1152,9 +1152,9 @@ static int replLagsInMemory(client *c) {
 /* Move the online replicas that lag to the lag spill (see lag_spill). */
 static void replLagSpillJoin(void) {
     long long from = -1;
-    for (int j = 0; j < nreplicas; j++) {
-        if (!replLagsInMemory(replicas[j])) continue;
-        long long at = streamCursorOffset(&((replicaLink *)replicas[j]->repl)->cur);
+    for (int j = 0; j < repl_nreplicas; j++) {
+        if (!replLagsInMemory(repl_replicas[j])) continue;
+        long long at = streamCursorOffset(&((replicaLink *)repl_replicas[j]->repl)->cur);
         if (from == -1 || at < from) from = at;
     }
     if (from == -1) return;
@@ -1173,9 +1173,9 @@ static void replLagSpillJoin(void) {
     /* The file holds the stream up to its tail before anyone reads it. */
     spillPumpAll();
     if (!spillUsable(lag_spill)) return;
-    for (int j = 0; j < nreplicas; j++) {
-        if (!replLagsInMemory(replicas[j])) continue;
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        if (!replLagsInMemory(repl_replicas[j])) continue;
+        replicaLink *l = repl_replicas[j]->repl;
         long long at = streamCursorOffset(&l->cur);
         if (at < spillStart(lag_spill) || at > spillEnd(lag_spill)) continue;
         spillRetain(lag_spill);
@@ -1196,9 +1196,9 @@ static void replStopUselessChild(void) {
         childActiveType() != CHILD_TYPE_REPL)
         return;
     if (!snap.diskless && cfg.saveparamslen > 0) return;
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
-        if (replicas[j]->flags & CLIENT_CLOSE_ASAP) continue;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
+        if (repl_replicas[j]->flags & CLIENT_CLOSE_ASAP) continue;
         if (l->state == RS_WAIT_BGSAVE_END && l->snap_id == snap.id) return;
         if (l->state == RS_WAIT_BGSAVE_START && !snap.diskless) return;
     }
@@ -1220,8 +1220,8 @@ void replCron(void) {
     /* The period counts from when the first replica attached, so a replica
      * that has just synced does not get a PING at once (Redis' cron-loop
      * counter behaves the same way for the stream a fresh SYNC sees). */
-    if (nreplicas == 0) last_ping = now;
-    if (!replIsReplica() && nreplicas && !failoverActive() && now - last_ping >= cfg.repl_ping_replica_period) {
+    if (repl_nreplicas == 0) last_ping = now;
+    if (!replIsReplica() && repl_nreplicas && !failoverActive() && now - last_ping >= cfg.repl_ping_replica_period) {
         last_ping = now;
         robj *ping = createStringObject("PING", 4);
         propagateNoDb(&ping, 1);
@@ -1239,8 +1239,8 @@ void replCron(void) {
     static time_t last_keepalive;
     int keepalive = now != last_keepalive;
     if (keepalive) last_keepalive = now;
-    for (int j = 0; j < nreplicas; j++) {
-        client *c = replicas[j];
+    for (int j = 0; j < repl_nreplicas; j++) {
+        client *c = repl_replicas[j];
         replicaLink *l = c->repl;
         if (c->flags & CLIENT_CLOSE_ASAP) continue;
         /* Keep-alive while the snapshot is made: the replica would time out. */
@@ -1289,8 +1289,8 @@ void replCron(void) {
     /* Diskless: start once the delay passed or enough replicas wait. */
     if (!snap.active && childActiveType() == CHILD_TYPE_NONE) {
         int waiting = 0;
-        for (int j = 0; j < nreplicas; j++)
-            if (((replicaLink *)replicas[j]->repl)->state == RS_WAIT_BGSAVE_START) waiting++;
+        for (int j = 0; j < repl_nreplicas; j++)
+            if (((replicaLink *)repl_replicas[j]->repl)->state == RS_WAIT_BGSAVE_START) waiting++;
         if (waiting) {
             if (snap.start_wait_ms == 0) snap.start_wait_ms = server.unixtime_ms;
             int max = cfg.repl_diskless_sync_max_replicas;
@@ -1305,15 +1305,15 @@ void replCron(void) {
     }
     if (nwaiters) replWaitCheck();
     replRemoveSyncFile();
-    backlogCron(nreplicas);
+    backlogCron(repl_nreplicas);
 }
 
 void replShutdown(void) {
     if (snap.active && childActiveType() == CHILD_TYPE_REPL) childKill();
     /* Give replicas the last bytes of the stream, as Redis does. */
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_ONLINE) replicaWrite(replicas[j]);
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
+        if (l->state == RS_ONLINE) replicaWrite(repl_replicas[j]);
     }
 }
 

@@ -13,10 +13,9 @@
 #include <time.h>
 
 #define RS_WAIT_BGSAVE_START 0 /* waits for a snapshot to be started */
-#define RS_WAIT_BGSAVE_END 1   /* attached to a running snapshot */
-#define RS_SEND_BULK 2         /* the snapshot payload is being written */
-#define RS_ONLINE 3            /* streaming */
-
+#define RS_WAIT_BGSAVE_END   1 /* attached to a running snapshot */
+#define RS_SEND_BULK         2 /* the snapshot payload is being written */
+#define RS_ONLINE            3 /* streaming */
 
 typedef struct replicaLink {
     int state;
@@ -27,12 +26,12 @@ typedef struct replicaLink {
     int listening_port;
     char announce_ip[NET_IP_STR_LEN];
     long long ack_off;
-    long long aof_off;     /* REPLCONF ACK .. FACK: its AOF is fsynced up to here */
+    long long aof_off; /* REPLCONF ACK .. FACK: its AOF is fsynced up to here */
     time_t ack_time;
-    int old_sync;          /* SYNC: no +FULLRESYNC line */
-    int wait_first_ack;    /* after a diskless payload: stream after the first ACK */
-    int acked_early;       /* that ACK came before we saw the pipe's end */
-    time_t soft_since;     /* over the soft output limit since (0: not) */
+    int old_sync;       /* SYNC: no +FULLRESYNC line */
+    int wait_first_ack; /* after a diskless payload: stream after the first ACK */
+    int acked_early;    /* that ACK came before we saw the pipe's end */
+    time_t soft_since;  /* over the soft output limit since (0: not) */
     /* disk payload */
     int bulk_fd;
     off_t bulk_off, bulk_size;
@@ -42,8 +41,8 @@ typedef struct replicaLink {
     /* since when the socket took no more of the chunk (0: it took it all);
      * past repl-timeout the replica is dropped, not the transfer stalled */
     time_t pipe_stall_since;
-    int snap_id;           /* the snapshot this replica is attached to */
-    int rdb_req;           /* REPLCONF rdb-filter-only: REPL_REQ_* parts left out */
+    int snap_id; /* the snapshot this replica is attached to */
+    int rdb_req; /* REPLCONF rdb-filter-only: REPL_REQ_* parts left out */
     /* REPLCONF archive-only 1 (cairn-backup stream): streamed like any
      * replica, but never counted by WAIT or min-replicas-to-write and not
      * listed by INFO or ROLE, so sentinel never sees it to promote it. */
@@ -60,7 +59,7 @@ typedef struct replicaLink {
 
 /* Replicas in the order they connected (INFO's slaveN lines): owned by
  * repl_primary.c (replAddReplica, replClientFreed). */
-extern client **replicas;
-extern int nreplicas;
+extern client **repl_replicas;
+extern int repl_nreplicas;
 
 #endif

@@ -23,10 +23,13 @@
 
 static const char *replStateName(int state) {
     switch (state) {
-    case RS_WAIT_BGSAVE_START:
-    case RS_WAIT_BGSAVE_END: return "wait_bgsave";
-    case RS_SEND_BULK: return "send_bulk";
-    default: return "online";
+        case RS_WAIT_BGSAVE_START:
+        case RS_WAIT_BGSAVE_END:
+            return "wait_bgsave";
+        case RS_SEND_BULK:
+            return "send_bulk";
+        default:
+            return "online";
     }
 }
 
@@ -53,16 +56,17 @@ void roleCommand(client *c) {
     replyBulkCString(c, "master");
     replyLongLong(c, streamOffset());
     int online = 0;
-    for (int j = 0; j < nreplicas; j++)
-        if (((replicaLink *)replicas[j]->repl)->state == RS_ONLINE && !((replicaLink *)replicas[j]->repl)->archiver)
+    for (int j = 0; j < repl_nreplicas; j++)
+        if (((replicaLink *)repl_replicas[j]->repl)->state == RS_ONLINE &&
+            !((replicaLink *)repl_replicas[j]->repl)->archiver)
             online++;
     replyArrayLen(c, online);
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->state != RS_ONLINE || l->archiver) continue;
         char ip[NET_ADDR_STR_LEN], num[LONG_STR_SIZE];
         replyArrayLen(c, 3);
-        replyBulkCString(c, replReplicaIp(replicas[j], ip, sizeof(ip)));
+        replyBulkCString(c, replReplicaIp(repl_replicas[j], ip, sizeof(ip)));
         int n = ll2string(num, sizeof(num), l->listening_port);
         replyBulkBuf(c, num, (size_t)n);
         n = ll2string(num, sizeof(num), l->ack_off);
@@ -73,25 +77,28 @@ void roleCommand(client *c) {
 int replReplicaAt(int j, replicaPeer *out) {
     /* A backup archiver is no replica a primary could hand over to. */
     int k = 0;
-    for (; k < nreplicas; k++)
-        if (!((replicaLink *)replicas[k]->repl)->archiver && j-- == 0) break;
-    if (j >= 0 || k == nreplicas) return 0;
-    replicaLink *l = replicas[k]->repl;
+    for (; k < repl_nreplicas; k++)
+        if (!((replicaLink *)repl_replicas[k]->repl)->archiver && j-- == 0) break;
+    if (j >= 0 || k == repl_nreplicas) return 0;
+    replicaLink *l = repl_replicas[k]->repl;
     char ip[NET_ADDR_STR_LEN];
-    snprintf(out->ip, sizeof(out->ip), "%s", replReplicaIp(replicas[k], ip, sizeof(ip)));
+    snprintf(out->ip, sizeof(out->ip), "%s", replReplicaIp(repl_replicas[k], ip, sizeof(ip)));
     out->port = l->listening_port;
     out->online = l->state == RS_ONLINE;
     out->ack_off = l->ack_off;
     return 1;
 }
 
-long long replPrimaryOffset(void) { return streamOffset(); }
+long long replPrimaryOffset(void) {
+    return streamOffset();
+}
 
 static int replGoodReplicas(void) {
     int good = 0;
-    for (int j = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
-        if (l->state == RS_ONLINE && !l->archiver && server.unixtime - l->ack_time <= cfg.min_replicas_max_lag)
+    for (int j = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
+        if (l->state == RS_ONLINE && !l->archiver &&
+            server.unixtime - l->ack_time <= cfg.min_replicas_max_lag)
             good++;
     }
     return good;
@@ -101,18 +108,19 @@ sds replInfoFields(sds s) {
     s = sdscatprintf(s, "role:%s\r\n", replIsReplica() ? "slave" : "master");
     if (replIsReplica()) s = replicaInfoFields(s);
     int listed = 0;
-    for (int j = 0; j < nreplicas; j++) listed += !((replicaLink *)replicas[j]->repl)->archiver;
+    for (int j = 0; j < repl_nreplicas; j++)
+        listed += !((replicaLink *)repl_replicas[j]->repl)->archiver;
     s = sdscatprintf(s, "connected_slaves:%d\r\n", listed);
     if (cfg.min_replicas_to_write && cfg.min_replicas_max_lag)
         s = sdscatprintf(s, "min_slaves_good_slaves:%d\r\n", replGoodReplicas());
-    for (int j = 0, n = 0; j < nreplicas; j++) {
-        replicaLink *l = replicas[j]->repl;
+    for (int j = 0, n = 0; j < repl_nreplicas; j++) {
+        replicaLink *l = repl_replicas[j]->repl;
         if (l->archiver) continue;
         char ip[NET_ADDR_STR_LEN];
         /* Redis gives a lag only for a replica that streams: 0 during its sync. */
         long long lag = l->state == RS_ONLINE ? (long long)(server.unixtime - l->ack_time) : 0;
         s = sdscatprintf(s, "slave%d:ip=%s,port=%d,state=%s,offset=%lld,lag=%lld\r\n", n++,
-                         replReplicaIp(replicas[j], ip, sizeof(ip)), l->listening_port,
+                         replReplicaIp(repl_replicas[j], ip, sizeof(ip)), l->listening_port,
                          replStateName(l->state), l->ack_off, lag);
     }
     long long hist = backlogHistlen();
@@ -126,8 +134,8 @@ sds replInfoFields(sds s) {
                         "repl_backlog_size:%lld\r\n"
                         "repl_backlog_first_byte_offset:%lld\r\n"
                         "repl_backlog_histlen:%lld\r\n",
-                        failoverStateName(), repl.replid, repl.replid2, streamOffset(), repl.second_replid_offset,
-                        backlogActive(), cfg.repl_backlog_size,
+                        failoverStateName(), repl.replid, repl.replid2, streamOffset(),
+                        repl.second_replid_offset, backlogActive(), cfg.repl_backlog_size,
                         backlogActive() ? backlogStart() + 1 : 0, hist);
 }
 
@@ -150,8 +158,10 @@ const char *replCommandDenied(client *c, cairnCommand *cmd) {
         int deny_stale = !(cmd->flags & CMD_STALE) ||
                          (cmd->proc == execCommand && multiQueueAnyLacks(c, CMD_STALE));
         if (!replicaLinkUp() && !cfg.replica_serve_stale_data && deny_stale)
-            return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.";
-        if (cfg.replica_read_only && is_write) return "READONLY You can't write against a read only replica.";
+            return "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to "
+                   "'no'.";
+        if (cfg.replica_read_only && is_write)
+            return "READONLY You can't write against a read only replica.";
         return NULL;
     }
     if (is_write && cfg.min_replicas_to_write && cfg.min_replicas_max_lag &&
