@@ -239,12 +239,18 @@ test "Clients' output is evicted before keys: maxmemory-clients below maxmemory"
 
 test "timeout closes idle clients but not subscribers or blocked clients" {
     set tsrv [start_server -config {timeout 1}]
-    set idle [client $tsrv]
+    # Each client acts as soon as it connects: on a loaded machine a client
+    # that waited a second for the others would time out before it
+    # subscribed or blocked.
     set sub [client $tsrv]
-    set blk [client $tsrv]
-    assert_equal PONG [r $idle PING]
     r $sub SUBSCRIBE quiet
+    set blk [client $tsrv]
     send_cmd $blk BLPOP nolist 0
+    set ctl0 [client $tsrv]
+    wait_for {[info_field $ctl0 blocked_clients clients] == 1} 5000 "BLPOP blocked"
+    close_client $ctl0
+    set idle [client $tsrv]
+    assert_equal PONG [r $idle PING]
     assert [connection_closed $idle 5000]
     close_client $idle
     after 500
