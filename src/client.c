@@ -296,13 +296,13 @@ void clientProcessInput(client *c) {
         /* A blocked command keeps its argv: it runs again when a key it
          * waits for becomes ready. */
         if (c->flags & (CLIENT_BLOCKED | CLIENT_POSTPONED)) {
-            clientMemTrack(c);
+            if (cfg.maxmemory_clients) clientMemTrack(c);
             break;
         }
         clientReset(c);
         /* Its reply counts now, for the next command's eviction check
          * (Redis counts a client after each command too). */
-        clientMemTrack(c);
+        if (cfg.maxmemory_clients) clientMemTrack(c);
     }
     if (c->qb_pos) {
         sdsrange(c->querybuf, c->qb_pos, -1);

@@ -610,7 +610,7 @@ int commandProcess(client *c) {
         cmd->rejected_calls++;
         aclDeny(c, acl_res, acl_pos);
         multiFlagError(c);
-    } else if (clientsEvictBeforeCommand(c)) {
+    } else if (cfg.maxmemory_clients && clientsEvictBeforeCommand(c)) {
         /* maxmemory-clients evicted this very client (before any key, as
          * Redis): it is closing, its command does not run. */
     } else if (cfg.maxmemory && evictBeforeCommand(c, cmd)) {
