@@ -189,6 +189,11 @@ int rdbLoadFile(const char *filename, int flags, rdbLoadStats *stats, sds *err);
  * up to here (snapshot.c serves clients from it). NULL: none. */
 typedef void rdbLoadProgressFn(size_t loaded_bytes, const rdbLoadStats *stats);
 void rdbLoadSetProgress(rdbLoadProgressFn *fn);
+/* Given each key a load drops because it had expired (the sink owns key):
+ * a primary restarted from its snapshot tells its replicas to delete them,
+ * as Redis does. NULL: the keys are freed. */
+typedef void rdbLoadExpiredFn(int dbid, sds key);
+void rdbLoadSetExpiredSink(rdbLoadExpiredFn *fn);
 
 /* A watcher of loads (cairn-check-rdb): shown every AUX field and every
  * key with the byte offset after it. With check_only, keys (expired ones

@@ -956,6 +956,8 @@ void rdbLoadSetObserver(const rdbLoadObserver *obs) { observer = obs; }
 
 static rdbLoadProgressFn *progress_fn;
 void rdbLoadSetProgress(rdbLoadProgressFn *fn) { progress_fn = fn; }
+static rdbLoadExpiredFn *expired_fn;
+void rdbLoadSetExpiredSink(rdbLoadExpiredFn *fn) { expired_fn = fn; }
 
 #define RDB_LOAD_PROGRESS_KEYS 1024
 
@@ -1132,7 +1134,10 @@ int rdbLoadRio(rio *r, int flags, rdbLoadStats *stats, sds *err) {
         } else if (expire != -1 && expire < now && !(flags & RDB_LOAD_KEEP_EXPIRED)) {
             stats->keys_expired++;
             decrRefCount(val);
-            sdsfree(key);
+            if (expired_fn)
+                expired_fn(dbid, key);
+            else
+                sdsfree(key);
         } else if (!dbAddLoaded(dbid, key, val, expire, flags & RDB_LOAD_REPLACE)) {
             why = sdscatprintf(sdsempty(), "Duplicate key '%.64s' in database %d", key, dbid);
             decrRefCount(val);

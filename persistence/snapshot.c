@@ -32,6 +32,7 @@
 #include "sds.h"
 #include "server_state.h"
 #include "util.h"
+#include "zmalloc.h"
 #include "child.h"
 #include "child_info.h"
 #include "db.h"
@@ -72,6 +73,35 @@ void rdbSetReplChildDone(rdbChildDoneFn *fn) { repl_child_done = fn; }
 
 static rdbReplInfo startup_repl;
 static int startup_has_repl;
+/* Keys the start-up load dropped as expired (owned here until
+ * rdbStartupTakeExpired): only kept when the snapshot has repl info. */
+static struct {
+    sds *keys;
+    int *dbids;
+    size_t len, cap;
+} startup_expired;
+
+static void rdbStartupNoteExpired(int dbid, sds key) {
+    if (startup_expired.len == startup_expired.cap) {
+        startup_expired.cap = startup_expired.cap ? startup_expired.cap * 2 : 64;
+        startup_expired.keys = zrealloc(startup_expired.keys, startup_expired.cap * sizeof(sds));
+        startup_expired.dbids = zrealloc(startup_expired.dbids, startup_expired.cap * sizeof(int));
+    }
+    startup_expired.keys[startup_expired.len] = key;
+    startup_expired.dbids[startup_expired.len++] = dbid;
+}
+
+void rdbStartupTakeExpired(rdbLoadExpiredFn *fn) {
+    for (size_t j = 0; j < startup_expired.len; j++) {
+        if (fn)
+            fn(startup_expired.dbids[j], startup_expired.keys[j]);
+        else
+            sdsfree(startup_expired.keys[j]);
+    }
+    zfree(startup_expired.keys);
+    zfree(startup_expired.dbids);
+    memset(&startup_expired, 0, sizeof(startup_expired));
+}
 
 static void rdbStateInit(void) {
     if (rs.inited) return;
@@ -407,10 +437,16 @@ int rdbStartupReplInfo(rdbReplInfo *out) {
 
 void rdbStartupLoad(void) {
     rdbStateInit();
-    if (rdbLoadLogged(0, 1) == -1) {
+    rdbLoadSetExpiredSink(rdbStartupNoteExpired);
+    int ret = rdbLoadLogged(0, 1);
+    rdbLoadSetExpiredSink(NULL);
+    if (ret == -1) {
         serverLog(LL_WARNING, "Fatal error loading the DB, check server logs. Exiting.");
         exit(1);
     }
+    /* Without repl info no replica can continue from this snapshot, so
+     * nobody needs to hear of the keys it dropped. */
+    if (!startup_has_repl) rdbStartupTakeExpired(NULL);
     rs.saved_dirty = server.dirty;
 }
 

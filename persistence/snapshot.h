@@ -20,6 +20,9 @@ void rdbSetReplChildDone(rdbChildDoneFn *fn);
 /* The repl-id / repl-offset of the snapshot loaded at start-up: 1 and *out
  * filled if it had them, else 0. */
 int rdbStartupReplInfo(rdbReplInfo *out);
+/* Hand fn each key the start-up load dropped as expired (fn owns it; NULL
+ * frees them), once: a restarted primary propagates their deletion. */
+void rdbStartupTakeExpired(rdbLoadExpiredFn *fn);
 /* Load a snapshot received from a primary (a file in dir) through the
  * logged, client-serving load; flags RDB_LOAD_*. 0 or -1 (logged); *st
  * gets the stats (repl info of the primary). */

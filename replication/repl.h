@@ -45,6 +45,7 @@ const char *replCommandDenied(struct client *c, struct cairnCommand *cmd);
 void replicaMasterApplied(struct client *c, const char *p, size_t len);
 sds replInfoFields(sds s);
 sds replInfoStats(sds s); /* sync_full, sync_partial_ok, sync_partial_err */
+void replResetStats(void); /* CONFIG RESETSTAT: the same three */
 int replIsReplica(void);
 void replShutdown(void);
 /* The replicaof directive (config.c): "" / NO ONE or host port. */

@@ -31,10 +31,12 @@
 #include "commands.h"
 #include "config.h"
 #include "conn.h"
+#include "db.h"
 #include "event.h"
 #include "log.h"
 #include "multi.h"
 #include "object.h"
+#include "propagate.h"
 #include "reply.h"
 #include "sds.h"
 #include "server_state.h"
@@ -1317,6 +1319,12 @@ void replShutdown(void) {
     }
 }
 
+static void replPropagateLoadExpired(int dbid, sds key) {
+    robj *k = createObject(OBJ_STRING, key);
+    propagateDel(&server.db[dbid], k, cfg.lazyfree_lazy_expire);
+    decrRefCount(k);
+}
+
 void replInit(void) {
     repl.second_replid_offset = -1;
     memset(repl.replid2, '0', REPL_ID_LEN);
@@ -1340,5 +1348,11 @@ void replInit(void) {
         }
         backlogCreate();
         replicaRestoredFromSnapshot(ri.stream_db);
+        /* After the restored offset, so that replicas continuing from it
+         * delete what expired while the primary was down. A replica
+         * leaves that to its own primary, which sends its DELs. */
+        rdbStartupTakeExpired(repl.masterhost ? NULL : replPropagateLoadExpired);
+    } else {
+        rdbStartupTakeExpired(NULL);
     }
 }

@@ -139,6 +139,10 @@ sds replInfoFields(sds s) {
                         backlogActive() ? backlogStart() + 1 : 0, hist);
 }
 
+void replResetStats(void) {
+    repl.stat_sync_full = repl.stat_sync_partial_ok = repl.stat_sync_partial_err = 0;
+}
+
 sds replInfoStats(sds s) {
     return sdscatprintf(s, "sync_full:%lld\r\nsync_partial_ok:%lld\r\nsync_partial_err:%lld\r\n",
                         repl.stat_sync_full, repl.stat_sync_partial_ok, repl.stat_sync_partial_err);

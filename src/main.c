@@ -103,6 +103,7 @@ void resetServerStats(void) {
     evictResetStats();
     lazyfreeResetStats();
     commandResetStats();
+    replResetStats();
     errorStatsReset();
 }
 
