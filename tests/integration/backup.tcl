@@ -584,12 +584,16 @@ test "stream killed with -9 mid-snapshot, then restarted: no half backup listed,
     wait_for {[llength [glob -nocomplain [file join $krepo backups .tmp-* snapshot.rdb.zst]]] == 1} 10000 "the snapshot arriving"
     stream_stop $pid KILL
     assert_equal {} [backup_ids $krepo] "no backup from the killed transfer"
+    set stale [glob -nocomplain -tails -directory [file join $krepo backups] .tmp-*]
+    assert_equal 1 [llength $stale] "the killed run's half backup"
     set out [backup_ok list --repo $krepo]
     assert_match "*no backups*" $out
     r $pc CONFIG SET rdb-key-save-delay 0
     stream_writes $pc k 30
     set pid [stream_start $p $krepo $log]
     wait_for {[llength [backup_ids $krepo]] == 1} 10000 "a full backup by the next run"
+    assert_equal {} [glob -nocomplain -directory [file join $krepo backups] .tmp-*] "the half backup removed"
+    assert_match "*removed *$stale, a backup left unfinished by an earlier run*" [read_bytes $log]
     stream_writes $pc l 30
     stream_caught_up $krepo $pc
     stream_stop $pid
@@ -597,6 +601,54 @@ test "stream killed with -9 mid-snapshot, then restarted: no half backup listed,
     assert {![string match *GAP* $out]} "no gap: $out"
     backup_ok verify --repo $krepo
     assert_equal [r $pc DEBUG DIGEST] [restore_digest $krepo $::cairn(server)]
+    kill_server $p
+}
+
+proc full_start {srv repo log} {
+    set tool [file join $::cairn_h::root utils cairn-backup]
+    set pid [exec env CAIRN_SERVER=$::cairn(server) $tool full --server 127.0.0.1:[dict get $srv port] \
+            --repo $repo >>& $log &]
+    lappend ::cairn_h::servers $pid
+    return $pid
+}
+
+proc tmp_dirs {repo} { return [lsort [glob -nocomplain -tails -directory [file join $repo backups] .tmp-*]] }
+
+test "full killed with -9 leaves its .tmp directory; the next full removes it, but not one a live process owns" {
+    lassign [slow_snapshot_source 1000 3000 1000] p pc
+    set trepo [file join $::cairn(tmp) tmprepo]
+    set log [file join $::cairn(tmp) full-kill.log]
+    set pid [full_start $p $trepo $log]
+    wait_for {[llength [glob -nocomplain [file join $trepo backups .tmp-* snapshot.rdb.zst]]] == 1} 10000 "the snapshot arriving"
+    ::cairn_h::signal $pid KILL
+    ::cairn_h::wait_exit $pid 5000
+    ::cairn_h::forget $pid
+    set stale [tmp_dirs $trepo]
+    assert_equal 1 [llength $stale]
+    # a backup some live process is writing: it holds the directory's flock
+    set live [file join $trepo backups .tmp-live]
+    file mkdir $live
+    write_bytes [file join $live snapshot.rdb.zst] partial
+    set holder [exec flock $live sleep 60 &]
+    lappend ::cairn_h::servers $holder
+    wait_for {[catch {exec flock -n $live true}]} 5000 "the holder's lock"
+    r $pc CONFIG SET rdb-key-save-delay 0
+    set out [backup_ok full --server 127.0.0.1:[dict get $p port] --repo $trepo]
+    assert_match "*removed *$stale, a backup left unfinished by an earlier run*" $out
+    assert {![string match *.tmp-live* $out]} $out
+    assert_equal .tmp-live [tmp_dirs $trepo] "the live one kept"
+    assert_equal 1 [llength [backup_ids $trepo]]
+    # once its owner is gone, it is stale too (flock(1)'s child, the
+    # sleep, holds the lock as well)
+    catch {exec pkill -KILL -P $holder}
+    ::cairn_h::signal $holder KILL
+    ::cairn_h::wait_exit $holder 5000
+    ::cairn_h::forget $holder
+    set out [backup_ok full --server 127.0.0.1:[dict get $p port] --repo $trepo]
+    assert_match "*removed *.tmp-live, a backup left unfinished*" $out
+    assert_equal {} [tmp_dirs $trepo]
+    assert_equal 2 [llength [backup_ids $trepo]]
+    backup_ok verify --repo $trepo
     kill_server $p
 }
 

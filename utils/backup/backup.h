@@ -162,6 +162,13 @@ extern const char *backupTypeNames[BACKUP_TYPES];
 int repoInit(const char *repo, sds *err);
 /* 0 if `repo` is a repository, -1 with *err. */
 int repoCheck(const char *repo, sds *err);
+/* Create a .tmp-ID directory (a backup being written) and take its owner
+ * lock: the returned fd holds it until closed (after the rename into
+ * place). -1 with *err. */
+int repoTmpDirCreate(const char *path, sds *err);
+/* Remove the backups/.tmp-* directories that no live process owns (left
+ * by a run killed mid-backup); logs each. Those being written are kept. */
+void repoRemoveStaleTmp(const char *repo);
 sds repoBackupDir(const char *repo, const char *id);
 /* Every backup with a manifest, oldest first (by their point in time).
  * *n gets the count; names of dirs whose manifest is unreadable go to

@@ -214,10 +214,8 @@ int backupStoreSnapshot(backupLink *l, const char *repo, const char *source, con
     sds mpath = sdscatprintf(sdsempty(), "%s/manifest", tmpdir);
     sds text = NULL;
     int ok = 0;
-    if (mkdir(tmpdir, 0755) == -1) {
-        *err = sdscatprintf(sdsempty(), "creating %s: %s", tmpdir, strerror(errno));
-        goto done;
-    }
+    int owner = repoTmpDirCreate(tmpdir, err);
+    if (owner == -1) goto done;
     backupCounts c;
     if (fullReceive(l, snap, &m, &c, err) == -1) goto done;
     backupLog("received the snapshot: %lld bytes, checked and counted on the way: %lld keys",
@@ -267,6 +265,7 @@ done:
         unlink(mpath);
         rmdir(tmpdir);
     }
+    if (owner != -1) close(owner);
     sdsfree(text);
     sdsfree(tmpdir);
     sdsfree(final);
@@ -287,6 +286,7 @@ int backupFull(const backupLinkOptions *o, const char *repo) {
         sdsfree(err);
         return 1;
     }
+    repoRemoveStaleTmp(repo);
     backupLog("connecting to %s:%d", o->host, o->port);
     backupLink *l = backupLinkOpen(o, &err);
     if (!l) {

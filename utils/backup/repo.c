@@ -3,7 +3,10 @@
  *   REPO/cairn-backup.repo            marker: "cairn-backup repository 1"
  *   REPO/backups/ID/snapshot.rdb.zst  the source's RDB in one zstd frame
  *   REPO/backups/ID/manifest          what the backup is (below)
- *   REPO/backups/.tmp-ID/             a backup being written (ignored)
+ *   REPO/backups/.tmp-ID/             a backup being written (ignored; its
+ *                                     writer holds a flock on it, and the
+ *                                     next full or stream removes it if
+ *                                     none does)
  *
  * A backup is written into .tmp-ID, every file fsynced, the manifest last
  * (temp, fsync, rename), then the directory renamed to ID and backups/
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -252,6 +256,75 @@ int repoInit(const char *repo, sds *err) {
     sdsfree(marker);
     sdsfree(backups);
     return ret;
+}
+
+/* ---- backups being written ---- */
+
+/* The owner's flock on the directory itself tells a live writer from a
+ * dead one: the kernel drops it when the process dies, however it dies.
+ * A cleaner that took the lock first may have removed the directory
+ * between our mkdir and our flock; a removed directory has no links, and
+ * we make it again. */
+int repoTmpDirCreate(const char *path, sds *err) {
+    for (int attempt = 0; attempt < 3; attempt++) {
+        if (mkdir(path, 0755) == -1) break;
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd == -1) {
+            if (errno == ENOENT) continue;
+            break;
+        }
+        struct stat st;
+        if (flock(fd, LOCK_EX) == 0 && fstat(fd, &st) == 0 && st.st_nlink > 0) return fd;
+        close(fd);
+    }
+    *err = sdscatprintf(sdsempty(), "creating %s: %s", path, strerror(errno));
+    return -1;
+}
+
+static int repoRemoveFlatDir(const char *path) {
+    DIR *d = opendir(path);
+    if (!d) return -1;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+        sds f = sdscatprintf(sdsempty(), "%s/%s", path, de->d_name);
+        unlink(f);
+        sdsfree(f);
+    }
+    closedir(d);
+    return rmdir(path);
+}
+
+void repoRemoveStaleTmp(const char *repo) {
+    sds backups = sdscatprintf(sdsempty(), "%s/backups", repo);
+    DIR *d = opendir(backups);
+    if (!d) {
+        sdsfree(backups);
+        return;
+    }
+    struct dirent *de;
+    int removed = 0;
+    while ((de = readdir(d))) {
+        if (strncmp(de->d_name, ".tmp-", 5)) continue;
+        sds path = sdscatprintf(sdsempty(), "%s/%s", backups, de->d_name);
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd != -1 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+            if (repoRemoveFlatDir(path) == 0) {
+                backupLog("removed %s, a backup left unfinished by an earlier run", path);
+                removed++;
+            } else {
+                backupLog("could not remove %s (left by an earlier run): %s", path, strerror(errno));
+            }
+        }
+        if (fd != -1) close(fd);
+        sdsfree(path);
+    }
+    closedir(d);
+    if (removed) {
+        sds err = NULL;
+        if (repoFsyncDir(backups, &err) == -1) sdsfree(err);
+    }
+    sdsfree(backups);
 }
 
 int repoCheck(const char *repo, sds *err) {

@@ -160,6 +160,7 @@ int backupStream(const backupStreamOptions *o) {
         sdsfree(err);
         return 1;
     }
+    repoRemoveStaleTmp(o->repo);
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = streamSignal;
