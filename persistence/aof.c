@@ -720,8 +720,12 @@ void aofBeforeSleep(void) {
     if (aof.state == AOF_OFF || aof.fd == -1 || !aof.attached) return;
     if (debug_flush_sleep_us && streamCursorOffset(&aof.cur) < streamAofOffset())
         usleep((useconds_t)debug_flush_sleep_us);
-    if (cfg.appendfsync == APPENDFSYNC_ALWAYS) aofAlwaysKick();
-    else aofFlushRelaxed();
+    if (cfg.appendfsync == APPENDFSYNC_ALWAYS) {
+        aofAlwaysKick();
+        if (server.el) elSpinBeforeSleep(server.el, aofAlwaysLoopSpinUs());
+    } else {
+        aofFlushRelaxed();
+    }
 }
 
 /* In replication offsets, as WAITAOF compares it with c->woff: the AOF's

@@ -98,6 +98,8 @@ void aofAlwaysActive(int on);
 /* Submit the unread stream bytes as the next group, unless one is in
  * flight or the group is still gathering. */
 void aofAlwaysKick(void);
+/* How long the loop should poll before it blocks this turn (0: block). */
+int aofAlwaysLoopSpinUs(void);
 /* Wait (blocking) for the job in flight and complete it. */
 void aofWaitInflight(void);
 /* Release the held clients the durable offset now covers (all: every one,

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -38,6 +39,7 @@ struct eventLoop {
     long long next_timer_id;
     int stop;
     int poll_now; /* set by beforeSleep: don't block in this turn's epoll_wait */
+    int spin_us;  /* set by beforeSleep: poll this long before blocking (elSpinBeforeSleep) */
     evSleepProc *beforesleep, *aftersleep;
     /* Held by the loop thread except while it blocks in epoll_wait with
      * `lendable` set: a thread that takes it (elTryBorrow) may act for the
@@ -209,9 +211,18 @@ static int elProcess(eventLoop *el, int dontwait, int timers) {
     int timeout_ms = wait_us < 0 ? -1 : (int)((wait_us + 999) / 1000);
     if (el->stop || el->poll_now) timeout_ms = 0;
     el->poll_now = 0;
+    int spin = el->spin_us;
+    el->spin_us = 0;
     int lend = el->lendable;
     if (lend) pthread_mutex_unlock(&el->idle);
-    int n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
+    int n = 0;
+    if (spin > 0 && timeout_ms != 0) {
+        long long until = (long long)monotonicUs() + spin;
+        while ((n = epoll_wait(el->epfd, el->fired, el->setsize, 0)) == 0 &&
+               (long long)monotonicUs() < until)
+            sched_yield();
+    }
+    if (n == 0) n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
     if (lend) pthread_mutex_lock(&el->idle);
     if (el->aftersleep) el->aftersleep(el);
     for (int j = 0; j < n; j++) {
@@ -261,6 +272,8 @@ void elMain(eventLoop *el) {
 void elStop(eventLoop *el) { el->stop = 1; }
 
 void elPollNow(eventLoop *el) { el->poll_now = 1; }
+
+void elSpinBeforeSleep(eventLoop *el, int us) { el->spin_us = us; }
 
 void elSetLendable(eventLoop *el, int on) { el->lendable = on; }
 

@@ -53,6 +53,11 @@ void elStop(eventLoop *el);
 /* From beforeSleep: this turn's wait must not block (work is ready that no
  * fd will announce, e.g. input already decrypted inside OpenSSL). */
 void elPollNow(eventLoop *el);
+/* From beforeSleep: in this turn, poll (yielding the CPU between looks)
+ * for up to us microseconds before blocking in epoll_wait, because an
+ * event is due that soon and waking a halted CPU costs more. A lender's
+ * borrower may act meanwhile, as while it blocks. */
+void elSpinBeforeSleep(eventLoop *el, int us);
 /* From another thread: act for the loop while its thread is blocked in
  * epoll_wait (it cannot return from there until elGiveBack). 1: borrowed,
  * the caller may touch what the loop thread owns, briefly; 0: the loop
