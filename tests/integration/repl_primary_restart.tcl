@@ -51,6 +51,20 @@ proc restart_primary {{extra {}}} {
 
 proc repl_field {c f} { return [info_field $c $f replication] }
 
+# n keys prefix:0.. with a 100 ms TTL spread over ndbs databases, on the
+# replicas too, then expired (the primary's active expiry off, so they are
+# still in its dataset when it saves).
+proc expired_keys {prefix n ndbs} {
+    r $::pc DEBUG SET-ACTIVE-EXPIRE 0
+    for {set i 0} {$i < $n} {incr i} {
+        r $::pc SELECT [expr {$i % $ndbs}]
+        r $::pc SET $prefix:$i x PX 100
+    }
+    r $::pc SELECT 0
+    wait_all_caught_up
+    after 200
+}
+
 test "A primary restarted from its snapshot keeps its history: every replica continues partially" {
     for {set i 0} {$i < 500} {incr i} {
         r $pc SET k:$i [string repeat v [expr {$i % 40}]]
@@ -86,14 +100,7 @@ test "A primary restarted from its snapshot keeps its history: every replica con
 }
 
 test "Keys that expired while it was down reach the replicas as DELs through the partial resync" {
-    r $pc DEBUG SET-ACTIVE-EXPIRE 0
-    for {set i 0} {$i < 300} {incr i} {
-        r $pc SELECT [expr {$i % 4}]
-        r $pc SET gone:$i x PX 100
-    }
-    r $pc SELECT 0
-    wait_all_caught_up
-    after 200
+    expired_keys gone 300 4
     set before [r $pc DBSIZE]
     set offset [repl_field $pc master_repl_offset]
     restart_primary
@@ -118,15 +125,8 @@ test "Keys that expired while it was down reach the replicas as DELs through the
 }
 
 test "When the DELs overflow the backlog, the replicas' offset is gone from it: they resync fully" {
-    r $pc DEBUG SET-ACTIVE-EXPIRE 0
-    for {set i 0} {$i < 2000} {incr i} {
-        r $pc SELECT [expr {$i % 16}]
-        r $pc SET lost:$i x PX 100
-    }
-    r $pc SELECT 0
     r $pc SET kept 1
-    wait_all_caught_up
-    after 200
+    expired_keys lost 2000 16
     restart_primary {repl-backlog-size 16384}
     assert_equal 2000 [info_field $pc rdb_last_load_keys_expired]
     assert {[repl_field $pc repl_backlog_first_byte_offset] > [repl_field $pc second_repl_offset]}
