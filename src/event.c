@@ -217,10 +217,15 @@ static int elProcess(eventLoop *el, int dontwait, int timers) {
     if (lend) pthread_mutex_unlock(&el->idle);
     int n = 0;
     if (spin > 0 && timeout_ms != 0) {
-        long long until = (long long)monotonicUs() + spin;
+        long long start = (long long)monotonicUs(), until = start + spin;
         while ((n = epoll_wait(el->epfd, el->fired, el->setsize, 0)) == 0 &&
                (long long)monotonicUs() < until)
             sched_yield();
+        /* (the poll counts against a timer's wait) */
+        if (timeout_ms > 0) {
+            long long left = timeout_ms - ((long long)monotonicUs() - start) / 1000;
+            timeout_ms = left > 0 ? (int)left : 0;
+        }
     }
     if (n == 0) n = epoll_wait(el->epfd, el->fired, el->setsize, timeout_ms);
     if (lend) pthread_mutex_lock(&el->idle);
