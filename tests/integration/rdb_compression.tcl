@@ -92,6 +92,19 @@ proc start_on {bytes} {
 }
 set ::broken 0
 
+# What the command-line tool decodes `bytes` to ("" when it refuses them,
+# or when the tool is missing).
+proc decoded {mode bytes} {
+    set in [file join $::cairn(tmp) decode-in]
+    set out [file join $::cairn(tmp) decode-out]
+    write_bytes $in $bytes
+    file delete -force $out
+    if {[catch {
+        if {$mode eq "zstd"} { exec zstd -d -q -f $in -o $out } else { exec lz4 -d -q -f $in $out }
+    }]} { return "" }
+    return [read_bytes $out]
+}
+
 foreach mode {lz4 zstd} {
     test "A truncated $mode snapshot stops start-up cleanly" {
         set good [read_bytes [file join $::cairn(tmp) $mode.rdb]]
@@ -104,10 +117,18 @@ foreach mode {lz4 zstd} {
     test "Flipped bytes in a $mode snapshot stop start-up cleanly" {
         set good [read_bytes [file join $::cairn(tmp) $mode.rdb]]
         set n [string length $good]
+        set plain [decoded $mode $good]
         expr {srand(77)}
-        for {set i 0} {$i < 12} {incr i} {
+        set tried 0
+        while {$tried < 12} {
             set pos [expr {4 + int(rand() * ($n - 4))}]
             set bad [string replace $good $pos $pos [format %c [expr {[scan [string index $good $pos] %c] ^ 0xa5}]]]
+            # A flip can leave the data as it was (an lz4 match offset
+            # moved onto identical bytes, in a repetitive dataset): that
+            # file is not corrupt, and loading it is right. Only flips that
+            # change what the frame decodes to, or break it, count.
+            if {$plain ne "" && [decoded $mode $bad] eq $plain} continue
+            incr tried
             lassign [start_on $bad] code log
             assert_equal 1 $code "exit status for a $mode flip at $pos"
         }
