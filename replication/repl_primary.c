@@ -1023,6 +1023,7 @@ static void replWaitRelease(int j, long acked) {
     client *c = waiters[j].c;
     waiters[j] = waiters[--nwaiters];
     c->flags &= ~CLIENT_REPL_WAIT;
+    c->last_interaction = server.unixtime_ms; /* as blockedServed */
     replyBegin(c);
     replyLongLong(c, acked);
     /* Input that arrived meanwhile is processed before the loop sleeps. */

@@ -179,6 +179,9 @@ void unblockClient(client *c) {
 /* After a waiter got its reply (served, timed out, unblocked): its command
  * is over, and input that arrived meanwhile is processed before sleeping. */
 void blockedServed(client *c) {
+    /* Its command ends now: clientsCron may run before the reply goes out,
+     * and must not take a client that waited long on purpose for idle. */
+    c->last_interaction = server.unixtime_ms;
     clientReset(c);
     blockedQueueInput(c);
 }

@@ -454,7 +454,11 @@ int clientWrite(client *c, int handler_installed) {
         if (total > NET_MAX_WRITES_PER_EVENT) break;
     }
     server.stat_net_output_bytes += total;
-    if (total) server.stat_io_writes_processed++;
+    if (total) {
+        server.stat_io_writes_processed++;
+        /* As Redis: a client taking a long reply is not idle. */
+        if (!(c->flags & CLIENT_MASTER)) c->last_interaction = server.unixtime_ms;
+    }
     if (!clientHasPendingReplies(c)) {
         c->sentlen = 0;
         if (handler_installed) connSetWriteHandler(c->conn, NULL, 0);
@@ -861,10 +865,13 @@ int clientsCron(void) {
     while (c && iterations--) {
         client *next = c->next;
         if (!(c->flags & CLIENT_CLOSE_ASAP)) {
-            /* As Redis: subscribers and blocked clients wait on purpose
-             * (a blocked one has its own timeout), so idleness is no sign. */
+            /* As Redis: subscribers and clients waiting on the server (a
+             * blocking command, WAIT/WAITAOF, a pause, an fsync) are not
+             * idle; Redis counts all of those as blocked. */
             if (cfg.maxidletime &&
-                !(c->flags & (CLIENT_MONITOR | CLIENT_REPLICA | CLIENT_MASTER | CLIENT_PUBSUB | CLIENT_BLOCKED)) &&
+                !(c->flags &
+                  (CLIENT_MONITOR | CLIENT_REPLICA | CLIENT_MASTER | CLIENT_PUBSUB |
+                   CLIENT_BLOCKED | CLIENT_POSTPONED | CLIENT_REPL_WAIT | CLIENT_AOF_WAIT)) &&
                 server.unixtime_ms - c->last_interaction > (long long)cfg.maxidletime * 1000) {
                 serverLog(LL_VERBOSE, "Closing idle client");
                 clientFreeAsync(c);

@@ -443,6 +443,7 @@ static void pauseResumeHeld(void) {
     for (client *c = server.clients; c; c = c->next) {
         if (!(c->flags & CLIENT_POSTPONED)) continue;
         c->flags &= ~CLIENT_POSTPONED;
+        c->last_interaction = server.unixtime_ms; /* as blockedServed */
         /* The primary's held command is still in its buffer (see
          * clientProcessInput): it is parsed and applied from there. */
         if (!(c->flags & CLIENT_MASTER)) {

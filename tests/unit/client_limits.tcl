@@ -240,9 +240,10 @@ test "Clients' output is evicted before keys: maxmemory-clients below maxmemory"
 test "timeout closes idle clients but not subscribers or blocked clients" {
     # Each client acts as soon as it connects: on a loaded machine a client
     # that waited a second for the others would time out before it
-    # subscribed or blocked. timeout 2, not 1: the sanitized and the normal
-    # CI runs both saw a client closed under timeout 1 (a stall of the test
-    # process or the server of over a second on two busy cores).
+    # subscribed or blocked. The blocked client's BLPOP is served after
+    # more than the timeout: CI caught the server closing it in the moment
+    # between its unblocking and its reply (clientsCron ran in between and
+    # saw an old last interaction), now fixed in blockedServed.
     set tsrv [start_server -config {timeout 2}]
     set sub [client $tsrv]
     r $sub SUBSCRIBE quiet
@@ -264,6 +265,27 @@ test "timeout closes idle clients but not subscribers or blocked clients" {
     close_client $sub
     close_client $blk
     close_client $ctl
+    stop_server $tsrv
+}
+
+test "timeout spares clients in WAIT or held by CLIENT PAUSE, as Redis" {
+    # Redis counts both as blocked; an idle client beside them is closed.
+    set tsrv [start_server -config {timeout 1}]
+    set w [client $tsrv]
+    send_cmd $w WAIT 1 0
+    set ctl [client $tsrv]
+    assert_equal OK [r $ctl CLIENT PAUSE 4000 WRITE]
+    set p [client $tsrv]
+    send_cmd $p SET paused 1
+    assert [connection_closed $ctl 6000]
+    close_client $ctl
+    assert_equal OK [read_reply $p]
+    set ctl [client $tsrv]
+    assert_equal 1 [r $ctl GET paused]
+    assert_equal 2 [r $ctl CLIENT KILL TYPE normal SKIPME yes]
+    close_client $ctl
+    close_client $p
+    close_client $w
     stop_server $tsrv
 }
 
