@@ -6,6 +6,7 @@
  * `pending` counts queued plus running jobs, so bioDrain can wait for the
  * running one too. The threads block every signal: SIGTERM and friends
  * must reach the main thread, whose handler schedules the shutdown. */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "bio.h"
 
 #include <pthread.h>
@@ -95,6 +96,8 @@ void bioInit(void) {
             serverLog(LL_WARNING, "Fatal: can't start the background job thread %d", k);
             exit(1);
         }
+        /* Named as Redis names its threads, for top -H, perf and gdb. */
+        pthread_setname_np(q->thread, k == BIO_LAZY_FREE ? "bio_lazy_free" : "bio_aof");
     }
     bio_started = 1;
 }
