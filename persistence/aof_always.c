@@ -19,6 +19,7 @@
 #include "blocked.h"
 #include "client.h"
 #include "config.h"
+#include "devcpu.h"
 #include "event.h"
 #include "log.h"
 #include "reply.h"
@@ -28,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -529,10 +531,36 @@ int aofAlwaysLoopSpinUs(void) {
     return 0;
 }
 
+/* Under always the writer waits in fdatasync for every group: it runs on
+ * the CPUs that take the AOF disk's completion interrupts, when that is a
+ * strict subset (devcpu.c says why and what it measured), unless
+ * bio_cpulist placed the background threads already. */
+static void aofWriterPlace(int on) {
+    static int placed;
+    cpu_set_t cpus;
+    if (on && !cfg.bio_cpulist && aof.fd != -1 && devcpuForFile(aof.fd, &cpus)) {
+        if (bioSetAffinity(BIO_AOF_FSYNC, &cpus) && !placed) {
+            char list[256] = "";
+            size_t len = 0;
+            for (int c = 0; c < CPU_SETSIZE && len + 8 < sizeof(list); c++)
+                if (CPU_ISSET(c, &cpus))
+                    len +=
+                        (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", len ? "," : "", c);
+            serverLog(LL_VERBOSE, "AOF writer on CPU %s, where the AOF disk's interrupts land",
+                      list);
+        }
+        placed = 1;
+    } else if (placed) {
+        bioSetAffinity(BIO_AOF_FSYNC, NULL);
+        placed = 0;
+    }
+}
+
 void aofAlwaysActive(int on) {
     /* Only this writer borrows the loop (aofWriterRelease). */
     if (server.el) elSetLendable(server.el, on);
     bioSetSpin(BIO_AOF_FSYNC, on ? AOF_WRITER_SPIN_US : 0);
+    aofWriterPlace(on);
 }
 
 void aofAlwaysInit(void) {

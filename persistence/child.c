@@ -9,6 +9,8 @@
  * it. */
 #include "child.h"
 #include "child_info.h"
+#include "config.h"
+#include "devcpu.h"
 #include "dict.h"
 #include "log.h"
 #include "latency.h"
@@ -42,6 +44,10 @@ pid_t childFork(int type) {
         signal(SIGINT, SIG_DFL);
         signal(SIGUSR1, SIG_DFL);
         (void)oomScoreAdjApply(OOM_CLASS_CHILD, NULL);
+        if (type == CHILD_TYPE_AOF)
+            devcpuApply(pthread_self(), cfg.aof_rewrite_cpulist, "aof_rewrite_cpulist");
+        else
+            devcpuApply(pthread_self(), cfg.bgsave_cpulist, "bgsave_cpulist");
         return 0;
     }
     if (pid == -1) {

@@ -6,8 +6,9 @@
  * `pending` counts queued plus running jobs, so bioDrain can wait for the
  * running one too. The threads block every signal: SIGTERM and friends
  * must reach the main thread, whose handler schedules the shutdown. */
-#define _GNU_SOURCE /* pthread_setname_np */
+#define _GNU_SOURCE /* pthread_setname_np, pthread_setaffinity_np */
 #include "bio.h"
+#include "devcpu.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -41,7 +42,8 @@ typedef struct bioQueue {
 
 static bioQueue queues[BIO_NUM_KINDS];
 static int bio_started = 0;
-
+static cpu_set_t bio_base_cpus; /* where the threads run unless told (bioSetAffinity) */
+static int bio_base_known;
 
 static void *bioThreadMain(void *arg) {
     bioQueue *q = arg;
@@ -96,9 +98,12 @@ void bioInit(void) {
             serverLog(LL_WARNING, "Fatal: can't start the background job thread %d", k);
             exit(1);
         }
-        /* Named as Redis names its threads, for top -H, perf and gdb. */
-        pthread_setname_np(q->thread, k == BIO_LAZY_FREE ? "bio_lazy_free" : "bio_aof");
+        /* Named as Redis 7.0 names its threads, for top -H, perf and gdb. */
+        pthread_setname_np(q->thread, k == BIO_LAZY_FREE ? "bio_lazy_free" : "bio_aof_fsync");
+        devcpuApply(q->thread, cfg.bio_cpulist, "bio_cpulist");
     }
+    bio_base_known =
+        pthread_getaffinity_np(queues[0].thread, sizeof(bio_base_cpus), &bio_base_cpus) == 0;
     bio_started = 1;
 }
 
@@ -122,6 +127,12 @@ void bioSubmit(int kind, bioJobFn *fn, void *arg) {
      * appendfsync always path); a thread busy with a job finds the queue
      * without any. */
     if (wake) pthread_cond_signal(&q->work);
+}
+
+int bioSetAffinity(int kind, const cpu_set_t *cpus) {
+    if (!bio_started || (!cpus && !bio_base_known)) return 0;
+    return pthread_setaffinity_np(queues[kind].thread, sizeof(cpu_set_t),
+                                  cpus ? cpus : &bio_base_cpus) == 0;
 }
 
 void bioSetSpin(int kind, int us) {

@@ -10,6 +10,8 @@
 #ifndef CAIRN_BIO_H
 #define CAIRN_BIO_H
 
+#include <sched.h>
+
 typedef void bioJobFn(void *arg);
 
 enum {
@@ -29,6 +31,10 @@ void bioSubmit(int kind, bioJobFn *fn, void *arg);
  * than that, so a kind whose jobs come rarely never spins, and yields the
  * CPU between looks. */
 void bioSetSpin(int kind, int us);
+
+/* Run the kind's thread on cpus, or (NULL) where the threads started
+ * (bio_cpulist, else the process's CPUs). Returns 1 when applied. */
+int bioSetAffinity(int kind, const cpu_set_t *cpus);
 
 /* Jobs of the kind submitted and not finished yet (queued or running). */
 unsigned long bioPending(int kind);

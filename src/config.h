@@ -204,7 +204,7 @@ typedef struct cairnConfig {
     long long latency_monitor_threshold;
     int latency_tracking_enabled;
     unsigned int socket_mark_id; /* accepted; TCP sockets are not marked yet */
-    char *server_cpulist, *bio_cpulist, *aof_rewrite_cpulist, *bgsave_cpulist; /* accepted, unused */
+    char *server_cpulist, *bio_cpulist, *aof_rewrite_cpulist, *bgsave_cpulist; /* devcpuApply */
     char **rename_command; /* rename-command pairs: old, new ("" = removed) */
     int rename_command_len; /* strings, twice the pairs */
     double *latency_percentiles; /* latency-tracking-info-percentiles */

@@ -32,6 +32,7 @@
 #include "watchdog.h"
 #include "zmalloc.h"
 #include "bio.h"
+#include "devcpu.h"
 #include "blocked.h"
 #include "check_rdb.h"
 #include "child_info.h"
@@ -546,6 +547,9 @@ int main(int argc, char **argv) {
     dbInit();
     propagateInit();
     bioInit();
+    /* After bioInit, as Redis: the background threads keep the process's
+     * CPUs unless bio_cpulist says otherwise. */
+    devcpuApply(pthread_self(), cfg.server_cpulist, "server_cpulist");
 
     tlsInit();
     if (tlsWanted()) {
