@@ -968,6 +968,7 @@ void aofCron(void) {
     /* Retry a failed write once a second; under everysec this also runs
      * the fsync when the loop is idle. */
     aofBeforeSleep();
+    aofAlwaysCron();
     if (childActiveType() != CHILD_TYPE_NONE) return;
     if (aof.rewrite_scheduled && aofRewriteMayRetry()) {
         aofRewriteStart();

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/timerfd.h>
+#include <time.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -534,32 +535,42 @@ int aofAlwaysLoopSpinUs(void) {
 /* Under always the writer waits in fdatasync for every group: it runs on
  * the CPUs that take the AOF disk's completion interrupts, when that is a
  * strict subset (devcpu.c says why and what it measured), unless
- * bio_cpulist placed the background threads already. */
+ * bio_cpulist placed the background threads already. aofAlwaysCron looks
+ * again now and then: irqbalance may move the interrupt. */
+static int writer_placed, writer_active;
+static cpu_set_t writer_cpus;
+
 static void aofWriterPlace(int on) {
-    static int placed;
     cpu_set_t cpus;
     if (on && !cfg.bio_cpulist && aof.fd != -1 && devcpuForFile(aof.fd, &cpus)) {
-        if (bioSetAffinity(BIO_AOF_FSYNC, &cpus) && !placed) {
-            char list[256] = "";
-            size_t len = 0;
-            for (int c = 0; c < CPU_SETSIZE && len + 8 < sizeof(list); c++)
-                if (CPU_ISSET(c, &cpus))
-                    len +=
-                        (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", len ? "," : "", c);
-            serverLog(LL_VERBOSE, "AOF writer on CPU %s, where the AOF disk's interrupts land",
-                      list);
-        }
-        placed = 1;
-    } else if (placed) {
+        if (writer_placed && CPU_EQUAL(&cpus, &writer_cpus)) return;
+        if (!bioSetAffinity(BIO_AOF_FSYNC, &cpus)) return;
+        writer_placed = 1;
+        writer_cpus = cpus;
+        char list[256] = "";
+        size_t len = 0;
+        for (int c = 0; c < CPU_SETSIZE && len + 8 < sizeof(list); c++)
+            if (CPU_ISSET(c, &cpus))
+                len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%d", len ? "," : "", c);
+        serverLog(LL_VERBOSE, "AOF writer on CPU %s, where the AOF disk's interrupts land", list);
+    } else if (writer_placed) {
         bioSetAffinity(BIO_AOF_FSYNC, NULL);
-        placed = 0;
+        writer_placed = 0;
     }
+}
+
+void aofAlwaysCron(void) {
+    static time_t last;
+    if (!writer_active || server.unixtime - last < 10) return;
+    last = server.unixtime;
+    aofWriterPlace(1);
 }
 
 void aofAlwaysActive(int on) {
     /* Only this writer borrows the loop (aofWriterRelease). */
     if (server.el) elSetLendable(server.el, on);
     bioSetSpin(BIO_AOF_FSYNC, on ? AOF_WRITER_SPIN_US : 0);
+    writer_active = on;
     aofWriterPlace(on);
 }
 

@@ -95,6 +95,8 @@ void aofAlwaysInit(void);
 /* Whether always jobs may run from now on: the writer may then borrow the
  * loop and polls briefly for its next job (bioSetSpin). */
 void aofAlwaysActive(int on);
+/* From aofCron: the writer's placement looked at again (aofWriterPlace). */
+void aofAlwaysCron(void);
 /* Submit the unread stream bytes as the next group, unless one is in
  * flight or the group is still gathering. */
 void aofAlwaysKick(void);

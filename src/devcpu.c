@@ -91,9 +91,17 @@ static int devIrqs(const char *disk, int *irqs, int max) {
         DIR *d = pathJoin(path, sizeof(path), dev, "msi_irqs") ? opendir(path) : NULL;
         if (d) {
             struct dirent *e;
-            while ((e = readdir(d)) && n < max)
-                if (isdigit((unsigned char)e->d_name[0])) irqs[n++] = atoi(e->d_name);
+            int more = 0;
+            while ((e = readdir(d)))
+                if (isdigit((unsigned char)e->d_name[0])) {
+                    if (n < max)
+                        irqs[n++] = atoi(e->d_name);
+                    else
+                        more = 1;
+                }
             closedir(d);
+            /* (so many vectors are one per CPU: a multi-queue device) */
+            if (more) return 0;
             if (n) return n;
         }
         char buf[32];
