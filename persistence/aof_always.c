@@ -541,8 +541,10 @@ static int writer_placed, writer_active;
 static cpu_set_t writer_cpus;
 
 static void aofWriterPlace(int on) {
-    cpu_set_t cpus;
-    if (on && !cfg.bio_cpulist && aof.fd != -1 && devcpuForFile(aof.fd, &cpus)) {
+    cpu_set_t cpus, base;
+    /* (within the threads' CPUs, not the loop's: server_cpulist is not theirs) */
+    if (on && !cfg.bio_cpulist && aof.fd != -1 && bioBaseCpus(&base) &&
+        devcpuForFile(aof.fd, &base, &cpus)) {
         if (writer_placed && CPU_EQUAL(&cpus, &writer_cpus)) return;
         if (!bioSetAffinity(BIO_AOF_FSYNC, &cpus)) return;
         writer_placed = 1;

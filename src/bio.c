@@ -129,6 +129,12 @@ void bioSubmit(int kind, bioJobFn *fn, void *arg) {
     if (wake) pthread_cond_signal(&q->work);
 }
 
+int bioBaseCpus(cpu_set_t *out) {
+    if (!bio_base_known) return 0;
+    *out = bio_base_cpus;
+    return 1;
+}
+
 int bioSetAffinity(int kind, const cpu_set_t *cpus) {
     if (!bio_started || (!cpus && !bio_base_known)) return 0;
     return pthread_setaffinity_np(queues[kind].thread, sizeof(cpu_set_t),

@@ -36,6 +36,9 @@ void bioSetSpin(int kind, int us);
  * (bio_cpulist, else the process's CPUs). Returns 1 when applied. */
 int bioSetAffinity(int kind, const cpu_set_t *cpus);
 
+/* The CPUs the threads started on (bioSetAffinity's NULL); 0 if unknown. */
+int bioBaseCpus(cpu_set_t *out);
+
 /* Jobs of the kind submitted and not finished yet (queued or running). */
 unsigned long bioPending(int kind);
 

@@ -148,7 +148,7 @@ static void irqCounts(const int *irqs, int n, unsigned long long *counts) {
     fclose(f);
 }
 
-int devcpuForFile(int fd, cpu_set_t *out) {
+int devcpuForFile(int fd, const cpu_set_t *allowed, cpu_set_t *out) {
     struct stat st;
     if (fstat(fd, &st) == -1 || major(st.st_dev) == 0) return 0;
     char path[PATH_MAX], disk[PATH_MAX];
@@ -170,7 +170,7 @@ int devcpuForFile(int fd, cpu_set_t *out) {
     if (busiest == 0) return 0;
     /* The vectors that carry the I/O: a configuration or error vector
      * fires a handful of times against the queues' millions. */
-    cpu_set_t set, one, allowed;
+    cpu_set_t set, one;
     CPU_ZERO(&set);
     for (int k = 0; k < n; k++) {
         if (counts[k] * 100 < busiest) continue;
@@ -182,10 +182,9 @@ int devcpuForFile(int fd, cpu_set_t *out) {
         }
         CPU_OR(&set, &set, &one);
     }
-    if (sched_getaffinity(0, sizeof(allowed), &allowed) == -1) return 0;
-    CPU_AND(&set, &set, &allowed);
+    CPU_AND(&set, &set, allowed);
     /* Only a strict subset of where we may run is a preference. */
-    if (CPU_COUNT(&set) == 0 || CPU_EQUAL(&set, &allowed)) return 0;
+    if (CPU_COUNT(&set) == 0 || CPU_EQUAL(&set, allowed)) return 0;
     *out = set;
     return 1;
 }

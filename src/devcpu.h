@@ -7,9 +7,9 @@
 #include <sched.h>
 
 /* 1 and *out set when the device under fd takes its completion interrupts
- * on a strict subset of the CPUs this process may use; 0 when there is no
- * such preference or it cannot be known. */
-int devcpuForFile(int fd, cpu_set_t *out);
+ * on a strict subset of `allowed` (where the asking thread may run); 0 when
+ * there is no such preference or it cannot be known. */
+int devcpuForFile(int fd, const cpu_set_t *allowed, cpu_set_t *out);
 
 /* A CPU list as /proc and taskset write it; 0 on a syntax error or an
  * empty list. */

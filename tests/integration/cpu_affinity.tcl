@@ -146,6 +146,19 @@ test "server_cpulist, bio_cpulist and bgsave_cpulist pin the loop, the backgroun
     stop_server $srv
 }
 
+test "server_cpulist pins the loop only: the AOF writer still goes where the interrupts land" {
+    set all [expand_list [cpus_of /proc/self/status]]
+    if {[llength $all] < 2} { skip_test "needs two CPUs" }
+    set a [lindex $all 0]
+    set srv [start_server -config [list appendonly yes appendfsync always server_cpulist $a]]
+    set want [expected_writer_cpus [dict get $srv dir]]
+    if {$want eq ""} { set want $all }
+    assert_equal $a [cpus_of /proc/[dict get $srv pid]/status]
+    wait_for {[expand_list [thread_cpus $srv bio_aof_fsync]] eq $want} 5000 "the writer on $want"
+    assert_equal $all [expand_list [thread_cpus $srv bio_lazy_free]]
+    stop_server $srv
+}
+
 test "a malformed CPU list is logged and ignored" {
     set srv [start_server -config {server_cpulist 0-x bio_cpulist 3-1}]
     set c [client $srv]
