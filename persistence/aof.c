@@ -171,10 +171,12 @@ static int aofMkdir(void) {
 }
 
 /* fresh: a new file, which must start empty (a crash may have left one of
- * that name that no manifest lists); else the last file, reopened. */
+ * that name that no manifest lists); else the last file, reopened. Not
+ * O_APPEND: every write is positioned at aof.incr_size, which under always
+ * may be inside the pad (aof_prealloc.c). */
 static int aofOpenIncr(const char *name, int fresh) {
     sds p = aofPath(aofDir(), name);
-    int fd = open(p, O_WRONLY | O_APPEND | O_CREAT | (fresh ? O_TRUNC : 0), 0644);
+    int fd = open(p, O_WRONLY | O_CREAT | (fresh ? O_TRUNC : 0), 0644);
     if (fd == -1) serverLog(LL_WARNING, "Can't open the append-only file %s: %s", p, strerror(errno));
     sdsfree(p);
     return fd;
@@ -517,6 +519,7 @@ void aofStartupLoad(void) {
     aofDeleteHistory(aof.am);
     aofRemoveStaleTemps();
     aof.incr_size = manifestFileSize(aof.am->incr[aof.am->nincr - 1]->name);
+    aof.pad_end = aof.incr_size; /* (the load cut any pad tail off) */
     aof.current_size = aof.base_size = manifestTotalSize(aof.am);
     aofAttach();
     aofUpdateHold();
@@ -564,16 +567,23 @@ static int aofStampNewFile(void) {
     return 0;
 }
 
+void aofPadDrop(void) {
+    if (aof.fd == -1 || aof.inflight || aof.pad_end <= aof.incr_size) return;
+    /* (if this fails the pad stays: annotation lines, harmless; retried) */
+    if (ftruncate(aof.fd, (off_t)aof.incr_size) == 0) aof.pad_end = aof.incr_size;
+}
+
 /* Write the unread stream bytes on this thread; returns 0 or -1. */
 static int aofWriteSync(void) {
     struct iovec iov[AOF_IOV_MAX];
     int n;
     char ts[32];
+    aofPadDrop();
     size_t tl = streamCursorPeek(&aof.cur, iov, 1) > 0 ? aofTimestamp(ts, sizeof(ts)) : 0;
     if (tl) {
         ssize_t w;
         do {
-            w = write(aof.fd, ts, tl);
+            w = pwrite(aof.fd, ts, tl, (off_t)aof.incr_size);
         } while (w < 0 && errno == EINTR);
         if (w != (ssize_t)tl) {
             int e = w < 0 ? errno : ENOSPC;
@@ -584,10 +594,11 @@ static int aofWriteSync(void) {
         }
         aof.incr_size += (long long)tl;
         aof.current_size += (long long)tl;
+        if (aof.pad_end < aof.incr_size) aof.pad_end = aof.incr_size;
         aof.last_ts = server.unixtime;
     }
     while ((n = streamCursorPeek(&aof.cur, iov, AOF_IOV_MAX)) > 0) {
-        ssize_t w = writev(aof.fd, iov, n);
+        ssize_t w = pwritev(aof.fd, iov, n, (off_t)aof.incr_size);
         if (w < 0) {
             if (errno == EINTR) continue;
             aofWriteError(errno);
@@ -599,6 +610,7 @@ static int aofWriteSync(void) {
         streamCursorAdvance(&aof.cur, (size_t)w);
         aof.incr_size += w;
         aof.current_size += w;
+        if (aof.pad_end < aof.incr_size) aof.pad_end = aof.incr_size;
         size_t total = 0;
         for (int j = 0; j < n; j++) total += iov[j].iov_len;
         if ((size_t)w < total) {
@@ -660,8 +672,9 @@ void aofNoteBioFsync(void) {
  * stream holds so far. 0 or -1 (the write failed, the file is as before). */
 static int aofWriteExtra(const char *p, size_t len) {
     size_t done = 0;
+    aofPadDrop();
     while (done < len) {
-        ssize_t w = write(aof.fd, p + done, len - done);
+        ssize_t w = pwrite(aof.fd, p + done, len - done, (off_t)(aof.incr_size + (long long)done));
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
             if (done && ftruncate(aof.fd, (off_t)aof.incr_size) == -1) aof.boundary = 0;
@@ -672,6 +685,7 @@ static int aofWriteExtra(const char *p, size_t len) {
     }
     aof.incr_size += (long long)len;
     aof.current_size += (long long)len;
+    if (aof.pad_end < aof.incr_size) aof.pad_end = aof.incr_size;
     return 0;
 }
 
@@ -823,9 +837,9 @@ static int aofOpenNewIncr(void) {
     }
     aofManifestFree(aof.am);
     aof.am = am;
-    if (aof.fd != -1) aofSubmitFdJob(aof.fd, 1, -1);
+    if (aof.fd != -1) aofSubmitFdJob(aof.fd, 1, -1); /* (its pad went with aofFlushAll) */
     aof.fd = fd;
-    aof.incr_size = 0;
+    aof.incr_size = aof.pad_end = 0;
     aof.fsynced_size = -1;
     aof.boundary = 1;
     /* The new file must start with a SELECT of its own: the next command
@@ -1170,6 +1184,13 @@ sds aofDebugLoad(void) {
     aofLoadServeClients(0);
     server.loading = 0;
     server.dirty = 0;
+    /* Writes go on at the file's end as it is now: the load may have cut
+     * a tail, and bytes appended by hand were just loaded. */
+    struct stat st;
+    if (aof.fd != -1 && fstat(aof.fd, &st) == 0) {
+        aof.current_size += (long long)st.st_size - aof.incr_size;
+        aof.incr_size = aof.pad_end = (long long)st.st_size;
+    }
     serverLog(LL_NOTICE, "Append Only File loaded by DEBUG LOADAOF");
     return NULL;
 }

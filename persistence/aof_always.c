@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "aof_internal.h"
 #include "aof.h"
+#include "aof_prealloc.h"
 #include "bio.h"
 #include "blocked.h"
 #include "client.h"
@@ -40,7 +41,9 @@
 
 typedef struct aofWriteJob {
     int fd, pipe_wr;
-    off_t start_size; /* file size before this job: restored on failure */
+    off_t start_size; /* logical file size before this job: restored on failure */
+    off_t pad_end;    /* in: the file's real size (aof.pad_end); out: after the job */
+    int prealloc;     /* the job may write pad ahead (aofPreallocNote) */
     size_t len;       /* bytes to write: the annotation (ts_len) + stream bytes */
     size_t ts_len;
     time_t ts_time;
@@ -54,24 +57,16 @@ typedef struct aofWriteJob {
 
 static int aofWriterRelease(aofWriteJob *j);
 
-/* Writer thread: write the group, fdatasync, report back through the
- * pipe. A failed job leaves the file as it was (best effort truncate) and
- * the loop's cursor where it was, so the bytes are retried whole. */
-static void aofWriteJobRun(void *arg) {
-    aofWriteJob *j = arg;
-    struct iovec *iov = j->iov;
-    int cnt = j->iovcnt;
-    size_t left = j->len;
-    j->ok = 1;
-    while (left) {
-        ssize_t w = writev(j->fd, iov, cnt);
+/* Write the whole vector at off (it is consumed). 0, or -1 with *err. */
+static int aofPwritevAll(int fd, struct iovec *iov, int cnt, off_t off, int *err) {
+    while (cnt) {
+        ssize_t w = pwritev(fd, iov, cnt, off);
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
-            j->ok = 0;
-            j->err = w < 0 ? errno : ENOSPC;
-            break;
+            *err = w < 0 ? errno : ENOSPC;
+            return -1;
         }
-        left -= (size_t)w;
+        off += w;
         while (cnt && (size_t)w >= iov->iov_len) {
             w -= (ssize_t)iov->iov_len;
             iov++;
@@ -82,12 +77,46 @@ static void aofWriteJobRun(void *arg) {
             iov->iov_len -= (size_t)w;
         }
     }
+    return 0;
+}
+
+/* Writer thread: write the group, fdatasync, report back through the
+ * pipe. The bytes go at the file's logical end (pwritev): into the pad
+ * when there is room (aof_prealloc.c), followed by the '#' trailer, else
+ * past the end, with a chunk of pad written after them when the job may
+ * preallocate. A failed job leaves the file as it was (best effort
+ * truncate, which drops the pad too) and the loop's cursor where it was,
+ * so the bytes are retried whole. */
+static void aofWriteJobRun(void *arg) {
+    aofWriteJob *j = arg;
+    off_t end = j->start_size + (off_t)j->len;
+    int extend = j->prealloc && j->len <= AOF_PAD_CHUNK && end + 1 > j->pad_end;
+    if (extend || end < j->pad_end) {
+        static const char trailer = '#';
+        j->iov[j->iovcnt].iov_base = (void *)&trailer;
+        j->iov[j->iovcnt++].iov_len = 1;
+    }
+    j->ok = aofPwritevAll(j->fd, j->iov, j->iovcnt, j->start_size, &j->err) == 0;
+    if (j->ok) {
+        if (end > j->pad_end) j->pad_end = end;
+        if (extend) {
+            off_t to = aofPadEnd(end + AOF_PAD_CHUNK);
+            if (aofPadWrite(j->fd, end + 1, to) == 0)
+                j->pad_end = to;
+            else /* no room for pad: the data alone, as without it */
+                j->pad_end = ftruncate(j->fd, end) == 0 ? end : end + 1;
+        }
+    }
     if (j->ok) aofDebugDelay();
     if (j->ok && aofDatasync(j->fd) == -1) {
         j->ok = 0;
         j->err = errno;
     }
-    if (!j->ok && ftruncate(j->fd, j->start_size) == -1) { /* nothing better to do */
+    if (!j->ok) {
+        if (ftruncate(j->fd, j->start_size) == 0)
+            j->pad_end = j->start_size;
+        else if (end > j->pad_end)
+            j->pad_end = end; /* (unknown; the drop retries) */
     }
     int pipe_wr = j->pipe_wr;
     if (j->ok && server.el && elTryBorrow(server.el)) {
@@ -212,10 +241,13 @@ void aofAlwaysKick(void) {
     }
     aof.gather_wait = 0;
     if (aof.last_write_status == C_ERR && server.unixtime == aof.last_retry) return;
-    aofWriteJob *j = zmalloc(sizeof(*j) + sizeof(struct iovec) * (size_t)(n + 1));
+    /* (room for the annotation and the pad's trailer) */
+    aofWriteJob *j = zmalloc(sizeof(*j) + sizeof(struct iovec) * (size_t)(n + 2));
     j->fd = aof.fd;
     j->pipe_wr = aof.pipe_wr;
     j->start_size = (off_t)aof.incr_size;
+    j->pad_end = (off_t)aof.pad_end;
+    j->prealloc = aof.prealloc;
     j->ok = j->err = 0;
     j->ts_len = aofTimestamp(j->ts, sizeof(j->ts));
     j->ts_time = server.unixtime;
@@ -237,12 +269,27 @@ void aofAlwaysKick(void) {
     bioSubmit(BIO_AOF_FSYNC, aofWriteJobRun, j);
 }
 
+/* Preallocation pays when fsyncs come often: a chunk of pad costs one
+ * slower fsync (the size change and the chunk's data), then spares every
+ * fsync the journal commit until it is used up. So it is on while the last
+ * AOF_PREALLOC_JOBS jobs took at most a second, off otherwise: a quiet
+ * server's file grows with each write, as Redis' does. */
+#define AOF_PREALLOC_JOBS 64
+static void aofPreallocNote(long long submitted) {
+    if (++aof.prealloc_jobs < AOF_PREALLOC_JOBS) return;
+    aof.prealloc = cfg.aof_preallocate && submitted - aof.prealloc_mark <= 1000000;
+    aof.prealloc_mark = submitted;
+    aof.prealloc_jobs = 0;
+}
+
 /* The loop's side of a finished job. */
 static void aofWriteJobDone(aofWriteJob *j) {
     serverAssert(j == aof.inflight);
     aof.inflight = NULL;
     long long took = ustime() - j->submitted;
     aof.service_us = aof.service_us ? (aof.service_us * 7 + took) / 8 : took;
+    aof.pad_end = j->pad_end;
+    aofPreallocNote(j->submitted);
     if (j->ok) {
         streamCursorAdvance(&aof.cur, j->len - j->ts_len);
         if (j->ts_len) aof.last_ts = j->ts_time;

@@ -26,11 +26,16 @@ struct aofWriteJob;
 typedef struct aofState {
     int state;
     aofManifest *am;
-    int fd; /* last incremental file, O_APPEND; -1: none */
+    int fd; /* last incremental file, written at incr_size (pwrite); -1: none */
     streamCursor cur;
     int attached;
     long long durable_off;  /* stream offset known to be on disk and fsynced */
-    long long incr_size;    /* bytes in the open incremental file */
+    long long incr_size;    /* bytes in the open incremental file (its logical size) */
+    long long pad_end;      /* its real size: > incr_size while it has a pad (aof_prealloc.c);
+                             * the writer's while a job is in flight */
+    int prealloc;           /* always jobs may write pad ahead (aofPreallocNote) */
+    int prealloc_jobs;      /* jobs since prealloc_mark */
+    long long prealloc_mark; /* ustime() of the job that started the count */
     long long current_size; /* base + incremental files */
     long long base_size;    /* current_size after the last rewrite / load */
     time_t last_fsync;
@@ -88,6 +93,9 @@ void aofWriteOk(void);
 void aofWriteError(int err);
 /* An everysec fsync finished (a NULL message on the writer pipe). */
 void aofNoteBioFsync(void);
+/* Cut the pad off the open file (no job in flight): before writes on this
+ * thread and before the file is closed. */
+void aofPadDrop(void);
 
 /* ---- aof_always.c ---- */
 /* The writer pipe and the gather timer, registered in the event loop. */

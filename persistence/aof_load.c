@@ -15,7 +15,10 @@
  *
  * A cut tail in the last file with aof-load-truncated yes is removed from
  * the file (truncate(2)) with a log line; any other damage fails the load
- * with the file, the byte offset and the reason.
+ * with the file, the byte offset and the reason. The pad a crash left at
+ * the end of the last file (aof_prealloc.c) is cut off too, and damage
+ * close to the end of a file that ends in pad is a torn write: cut like a
+ * cut tail.
  *
  * Includes client.h and commands.h: it drives the command core with a
  * fake client. */
@@ -31,6 +34,7 @@
 #include "util.h"
 #include "zmalloc.h"
 #include "aof_load.h"
+#include "aof_prealloc.h"
 #include "rdb.h"
 #include "rio.h"
 
@@ -210,6 +214,11 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
     char buf[AOF_LINE_MAX];
     const char *why = NULL;
     int cut = 0;
+    /* The run of pad lines the walk is in (aof_prealloc.c), -1: none. A
+     * file that ends in one is cut back to its start; a command after one
+     * means a torn write (see below). */
+    long long pad_from = -1;
+    int padded = is_last && aofPadTail(fileno(fp), st.st_size);
     for (;;) {
         long long start = ftello(fp);
         if (!in_multi) valid_before_multi = start;
@@ -228,6 +237,11 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
             break;
         }
         if (buf[0] == '#') {
+            if (rl == 1 && aofPadLine(buf, strlen(buf))) {
+                if (pad_from < 0) pad_from = start;
+                continue;
+            }
+            pad_from = -1;
             if (check_only && check_to_ts && !in_multi && rl > 0 && !strncmp(buf, "#TS:", 4) &&
                 strtoll(buf + 4, NULL, 10) > check_to_ts) {
                 check_ts_cut = start;
@@ -242,6 +256,14 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
             }
             continue;
         }
+        if (pad_from >= 0 && padded) {
+            /* Pad, then a command: a block of the last write reached the
+             * disk but an earlier one did not. */
+            why = "a command after the preallocated pad";
+            valid_up_to = pad_from;
+            break;
+        }
+        pad_from = -1;
         long long argc;
         if (rl == -2 || !parseHeader(buf, '*', &argc) || argc < 1 || argc > INT_MAX / 2) {
             why = "expected a multibulk header ('*<count>')";
@@ -312,6 +334,25 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
         if (why) break;
         (*cmds)++;
         if (serve_clients && !check_only && (*cmds & 1023) == 0) processEventsWhileBlocked();
+    }
+    if (why && !*err && padded && aofPadTorn(fileno(fp), st.st_size, (off_t)valid_up_to)) {
+        /* Damage near the end of a last file that ends in pad: the write
+         * the power loss tore, never acknowledged (aof_prealloc.c). It is
+         * cut like a command cut in the middle. */
+        serverLog(LL_WARNING,
+                  "AOF %s: %s at offset %lld, in the preallocated tail: a write torn by a crash",
+                  name, why, valid_up_to);
+        why = NULL;
+        cut = 1;
+    } else if (!why && !cut && pad_from >= 0 && is_last && !check_only) {
+        /* The pad a crash left: cut it, so writes go on from the data. */
+        if (truncate(path, (off_t)pad_from) == -1) {
+            *err = sdscatprintf(sdsempty(), "Error truncating the AOF file %s: %s", name, strerror(errno));
+            ret = AOF_LOAD_FAILED;
+        } else {
+            serverLog(LL_NOTICE, "AOF %s: cut %lld bytes of preallocated pad at offset %lld", name,
+                      (long long)st.st_size - pad_from, pad_from);
+        }
     }
     if (why && !*err) *err = loadError(name, valid_up_to, why);
     check_valid = valid_up_to;

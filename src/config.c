@@ -883,6 +883,7 @@ const directive directives[] = {
     B("aof-load-truncated", NULL, 0, aof_load_truncated, "yes"),
     B("aof-use-rdb-preamble", NULL, 0, aof_use_rdb_preamble, "yes"),
     B("aof-timestamp-enabled", NULL, 0, aof_timestamp_enabled, "no"),
+    B("aof-preallocate", NULL, 0, aof_preallocate, "yes"),
     B("aof-rewrite-incremental-fsync", NULL, 0, aof_rewrite_incremental_fsync, "yes"),
     B("aof-disable-auto-gc", NULL, 0, aof_disable_auto_gc, "no", HOOK(aof_auto_gc)),
     E("sanitize-dump-payload", NULL, 0, sanitize_dump_payload, sanitizeEnum, "no"),

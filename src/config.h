@@ -196,6 +196,7 @@ typedef struct cairnConfig {
     int aof_load_truncated;
     int aof_use_rdb_preamble;
     int aof_timestamp_enabled;
+    int aof_preallocate; /* cairn: the always writer pads ahead (aof_prealloc.c) */
     int sanitize_dump_payload;
 
     /* Monitoring */

@@ -1,8 +1,9 @@
 /* faultfs: an LD_PRELOAD shim that makes a disk fail on demand, so the
  * disk-full and I/O-error tests run on any machine (no tmpfs, no root).
  *
- * What it owns: nothing but its counters. It wraps write, writev, fsync,
- * fdatasync and rename; every other call goes straight to libc.
+ * What it owns: nothing but its counters. It wraps write, writev, pwrite,
+ * pwritev, fsync, fdatasync and rename; every other call goes straight to
+ * libc.
  *
  * How control enters (environment, read once, plus one control file read
  * at every wrapped call):
@@ -46,6 +47,8 @@
 
 static ssize_t (*real_write)(int, const void *, size_t);
 static ssize_t (*real_writev)(int, const struct iovec *, int);
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+static ssize_t (*real_pwritev)(int, const struct iovec *, int, off_t);
 static int (*real_fsync)(int);
 static int (*real_fdatasync)(int);
 static int (*real_rename)(const char *, const char *);
@@ -60,6 +63,8 @@ static int ff_was_active;
 __attribute__((constructor)) static void ffInit(void) {
     real_write = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
     real_writev = (ssize_t (*)(int, const struct iovec *, int))dlsym(RTLD_NEXT, "writev");
+    real_pwrite = (ssize_t (*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+    real_pwritev = (ssize_t (*)(int, const struct iovec *, int, off_t))dlsym(RTLD_NEXT, "pwritev");
     real_fsync = (int (*)(int))dlsym(RTLD_NEXT, "fsync");
     real_fdatasync = (int (*)(int))dlsym(RTLD_NEXT, "fdatasync");
     real_rename = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
@@ -157,13 +162,13 @@ ssize_t write(int fd, const void *buf, size_t len) {
     return real_write(fd, buf, (size_t)allow);
 }
 
-ssize_t writev(int fd, const struct iovec *iov, int cnt) {
+/* writev and pwritev (off -1: writev): cut short to the allowed prefix. */
+static ssize_t ffWritev(int fd, const struct iovec *iov, int cnt, off_t off) {
     size_t len = 0;
     for (int j = 0; j < cnt; j++) len += iov[j].iov_len;
     ssize_t allow = ffAllow(fd, len);
     if (allow < 0) return -1;
-    if ((size_t)allow == len) return real_writev(fd, iov, cnt);
-    /* Cut short: write the allowed prefix of the vector. */
+    if ((size_t)allow == len) return off < 0 ? real_writev(fd, iov, cnt) : real_pwritev(fd, iov, cnt, off);
     struct iovec part[cnt > 0 ? cnt : 1];
     int n = 0;
     size_t left = (size_t)allow;
@@ -177,7 +182,25 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt) {
         errno = ENOSPC;
         return -1;
     }
-    return real_writev(fd, part, n);
+    return off < 0 ? real_writev(fd, part, n) : real_pwritev(fd, part, n, off);
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int cnt) {
+    return ffWritev(fd, iov, cnt, -1);
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off) {
+    if (off < 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return ffWritev(fd, iov, cnt, off);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off) {
+    ssize_t allow = ffAllow(fd, len);
+    if (allow < 0) return -1;
+    return real_pwrite(fd, buf, (size_t)allow, off);
 }
 
 static int ffSyncFails(int fd) {

@@ -30,6 +30,14 @@
  *   data/ID      durable content of the file ID
  *   dir/ID       durable entries of directory ID: "f ID NAME" or "d ID NAME"
  *   log          one line per recorded event (for the test's counts)
+ *   inplace/INO  inode INO got positioned writes (a torn rollback may keep
+ *                some of its rewritten blocks)
+ *
+ * Writes are not interposed, except the positioned ones (pwrite, pwritev:
+ * the AOF writing into its preallocated pad), which may change bytes
+ * already recorded: the lowest offset each inode was so written at since
+ * its last fsync is kept per process (pl_dirty), and that fsync takes the
+ * content from there.
  *
  * Not modelled (documented in tests/README.md): O_SYNC/O_DSYNC opens and
  * msync (their writes count as not durable, the pessimistic side), hard
@@ -48,6 +56,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifndef RENAME_EXCHANGE
@@ -63,6 +72,8 @@ static int (*real_renameat)(int, const char *, int, const char *);
 static int (*real_renameat2)(int, const char *, int, const char *, unsigned);
 static void (*real_sync)(void);
 static int (*real_syncfs)(int);
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+static ssize_t (*real_pwritev)(int, const struct iovec *, int, off_t);
 
 static char pl_watch[PATH_MAX]; /* realpath of the watched tree; "" = off */
 static size_t pl_watch_len;
@@ -79,6 +90,8 @@ static void plLoadSymbols(void) {
     real_renameat2 = dlsym(RTLD_NEXT, "renameat2");
     real_sync = dlsym(RTLD_NEXT, "sync");
     real_syncfs = dlsym(RTLD_NEXT, "syncfs");
+    real_pwrite = dlsym(RTLD_NEXT, "pwrite");
+    real_pwritev = dlsym(RTLD_NEXT, "pwritev");
 }
 
 /* ---- state files ---- */
@@ -255,17 +268,97 @@ static int plSameRange(int a, int b, off_t off, size_t len) {
            !memcmp(x, y, len);
 }
 
+/* ---- positioned writes: what they dirtied ---- */
+
+#define PL_DIRTY_MAX 64
+static struct {
+    ino_t ino; /* 0: a free slot */
+    off_t from;
+} pl_dirty[PL_DIRTY_MAX];
+static int pl_dirty_overflow; /* the table was full once: copy files whole */
+static pthread_mutex_t pl_dirty_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void plNoteWrite(int fd, off_t off) {
+    struct stat st;
+    if (!pl_watch[0] || fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) || st.st_dev != pl_watch_dev)
+        return;
+    pthread_mutex_lock(&pl_dirty_mu);
+    int slot = -1;
+    for (int k = 0; k < PL_DIRTY_MAX; k++) {
+        if (pl_dirty[k].ino == st.st_ino) {
+            slot = k;
+            break;
+        }
+        if (slot < 0 && pl_dirty[k].ino == 0) slot = k;
+    }
+    if (slot < 0) {
+        pl_dirty_overflow = 1;
+    } else if (pl_dirty[slot].ino != st.st_ino) {
+        pl_dirty[slot].ino = st.st_ino;
+        pl_dirty[slot].from = off;
+        /* tells the rollback that this file is rewritten in place */
+        char mark[PATH_MAX];
+        plPath(mark, sizeof(mark), "inplace/%llu", (unsigned long long)st.st_ino);
+        int fd2 = open(mark, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd2 != -1) close(fd2);
+    } else if (off < pl_dirty[slot].from) {
+        pl_dirty[slot].from = off;
+    }
+    pthread_mutex_unlock(&pl_dirty_mu);
+}
+
+/* At an fsync: the lowest offset positioned writes touched since the last
+ * one (the entry is cleared), -1 for none, -2 when unknown. */
+static off_t plTakeDirty(ino_t ino) {
+    off_t from = -1;
+    pthread_mutex_lock(&pl_dirty_mu);
+    for (int k = 0; k < PL_DIRTY_MAX; k++) {
+        if (pl_dirty[k].ino == ino) {
+            from = pl_dirty[k].from;
+            pl_dirty[k].ino = 0;
+            break;
+        }
+    }
+    if (from == -1 && pl_dirty_overflow) from = -2;
+    pthread_mutex_unlock(&pl_dirty_mu);
+    return from;
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t len, off_t off) {
+    ssize_t w = real_pwrite(fd, buf, len, off);
+    if (w > 0) plNoteWrite(fd, off);
+    return w;
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off) {
+    ssize_t w = real_pwritev(fd, iov, cnt, off);
+    if (w > 0) plNoteWrite(fd, off);
+    return w;
+}
+
 /* A file that only grew since it was last recorded (an AOF) gets just its
  * new bytes appended to data/ID, so each fsync costs what it added. "Only
  * grew" is judged by its first and last 16 KB of the recorded length, which
  * is enough for the append-only and write-once files this is used with.
+ * Bytes rewritten in place from `dirty` on (plTakeDirty; -1: none, -2:
+ * unknown) are taken again from there.
  * Returns the recorded length before the append (to undo it if the real
- * call fails), or -1 when the whole file must be copied. */
-static off_t plAppendContent(int in, const char *data) {
+ * call fails; after a rewrite in place, the lower offset it started at),
+ * or -1 when the whole file must be copied. */
+static off_t plAppendContent(int in, const char *data, off_t dirty) {
+    if (dirty == -2) return -1;
     int out = open(data, O_RDWR | O_CLOEXEC);
     if (out == -1) return -1;
     struct stat si, so;
     off_t ret = -1;
+    if (dirty >= 0 && fstat(in, &si) == 0 && fstat(out, &so) == 0 && dirty < so.st_size &&
+        si.st_size >= dirty) {
+        if (ftruncate(out, dirty) == 0 && lseek(out, 0, SEEK_END) == dirty &&
+            plCopyFrom(in, out, dirty) == 0)
+            ret = dirty;
+        close(out);
+        return ret;
+    }
     if (fstat(in, &si) == 0 && fstat(out, &so) == 0 && si.st_size >= so.st_size && so.st_size > 0 &&
         plSameRange(in, out, 0, PL_WINDOW < so.st_size ? PL_WINDOW : (size_t)so.st_size) &&
         plSameRange(in, out, so.st_size > PL_WINDOW ? so.st_size - PL_WINDOW : 0,
@@ -282,13 +375,13 @@ static off_t plAppendContent(int in, const char *data) {
 /* Takes the content of the open file fd: appended to data/ID in place
  * (*undo = the old length) or copied whole into a temp file (*undo = -1)
  * that the caller commits once the real fsync succeeded. */
-static int plTakeContent(int fd, const char *id, char *tmp, size_t size, off_t *undo) {
+static int plTakeContent(int fd, ino_t ino, const char *id, char *tmp, size_t size, off_t *undo) {
     char self[64], data[PATH_MAX];
     snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
     int in = open(self, O_RDONLY | O_CLOEXEC); /* works for O_WRONLY fds too */
     if (in == -1) return -1;
     plPath(data, sizeof(data), "data/%s", id);
-    *undo = plAppendContent(in, data);
+    *undo = plAppendContent(in, data, plTakeDirty(ino));
     if (*undo >= 0) {
         close(in);
         return 0;
@@ -344,7 +437,7 @@ static void plRecordFileNow(const char *path, ino_t ino) {
     char tmp[PATH_MAX], id[64], rel[96];
     off_t undo;
     plId(id, sizeof(id), ino);
-    if (plTakeContent(fd, id, tmp, sizeof(tmp), &undo) == 0 && undo < 0) {
+    if (plTakeContent(fd, ino, id, tmp, sizeof(tmp), &undo) == 0 && undo < 0) {
         snprintf(rel, sizeof(rel), "data/%s", id);
         plCommit(tmp, rel);
     }
@@ -410,6 +503,8 @@ __attribute__((constructor)) static void plInit(void) {
     mkdir(p, 0755);
     plPath(p, sizeof(p), "dir");
     mkdir(p, 0755);
+    plPath(p, sizeof(p), "inplace");
+    mkdir(p, 0755);
     int lk = plLock();
     plPath(p, sizeof(p), "root");
     if (access(p, F_OK) == -1) {
@@ -448,8 +543,8 @@ static int plSync(int fd, int (*real)(int), const char *what) {
     off_t undo = -1;
     int lk = plLock();
     plId(id, sizeof(id), st.st_ino);
-    int taken =
-        dir ? plListDir(path, tmp, sizeof(tmp)) : plTakeContent(fd, id, tmp, sizeof(tmp), &undo);
+    int taken = dir ? plListDir(path, tmp, sizeof(tmp))
+                    : plTakeContent(fd, st.st_ino, id, tmp, sizeof(tmp), &undo);
     plUnlock(lk);
     int ret = real(fd);
     int e = errno;

@@ -134,6 +134,21 @@ proc ::cairn_h::pl_restore_dir {path id state keep torn rel statsVar} {
                 append new [string range $cur $dl [expr {$dl + $keepn - 1}]]
                 dict incr stats torn
             }
+        } elseif {$torn && $dl > 0 && [string length $cur] >= $dl && [pl_live_id $state $p] eq $eid &&
+                  [file exists [file join $state inplace [lindex [split $eid .] 0]]]} {
+            # rewritten in place by pwrite (the AOF's pad): each 4 KB block
+            # of the durable length that changed since may have been
+            # written or not, in any order; the size stays the durable one
+            set kept 0
+            for {set b 0} {$b < $dl} {incr b 4096} {
+                set e [expr {min($b + 4096, $dl) - 1}]
+                set nb [string range $cur $b $e]
+                if {$nb ne [string range $new $b $e] && rand() < 0.5} {
+                    set new [string replace $new $b $e $nb]
+                    incr kept
+                }
+            }
+            if {$kept} { dict incr stats torn }
         }
         if {$new ne $cur} {
             dict lappend stats reverted $rel$name
