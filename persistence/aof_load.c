@@ -256,9 +256,11 @@ int aofLoadFile(const char *path, const char *name, int is_last, long long *cmds
             }
             continue;
         }
-        if (pad_from >= 0 && padded) {
-            /* Pad, then a command: a block of the last write reached the
-             * disk but an earlier one did not. */
+        if (pad_from >= 0 && padded && aofPadTorn(fileno(fp), st.st_size, (off_t)pad_from)) {
+            /* Pad, then a command, then only pad: a block of the last
+             * write reached the disk but an earlier one did not. (Pad
+             * followed by more data is a crash's pad that a later writer,
+             * Redis say, appended after: annotations.) */
             why = "a command after the preallocated pad";
             valid_up_to = pad_from;
             break;

@@ -69,14 +69,6 @@ test "SIGKILL with a pad: start-up cuts it, nothing lost; redis-server and redis
     assert_match "*All AOF files and the manifest are valid*" \
         [exec $tool [file join [aofdir $srv] appendonly.aof.manifest]]
     unset ::env(CAIRN_SERVER)
-    if {$::ref ne ""} {
-        # redis-server skips the pad lines as annotations (it reads only).
-        dict set srv binary $::ref
-        set rs [restart_server $srv]
-        assert_equal 400 [r [client $rs] GET counter]
-        kill_server $rs
-        dict set srv binary $::cairn(server)
-    }
     set srv [restart_server $srv]
     set c [client $srv]
     assert_equal 400 [r $c GET counter]
@@ -87,6 +79,31 @@ test "SIGKILL with a pad: start-up cuts it, nothing lost; redis-server and redis
     r $c INCR counter
     set srv [restart_server $srv]
     assert_equal 401 [r [client $srv] GET counter]
+    kill_server $srv
+}
+
+test "redis-server loads a padded directory and appends after the pad; this server then loads it all" {
+    if {$::ref eq ""} { skip_test "no reference server" }
+    lassign [padded_server] srv c
+    kill_server $srv
+    # redis-server skips the pad lines as annotations and writes after them
+    dict set srv binary $::ref
+    set rs [restart_server $srv]
+    set rc [client $rs]
+    assert_equal 400 [r $rc GET counter]
+    r $rc CONFIG SET appendfsync always
+    r $rc SET byredis 1
+    kill_server $rs
+    dict set srv binary $::cairn(server)
+    # here: the pad stays in the middle; new writes pad again at the end
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal {400 1} [r $c MGET counter byredis]
+    incrs $c 400
+    wait_for {[string range [read_bytes [incr_path $srv]] end-63 end] eq $::padline} 5000 "no new pad"
+    kill_server $srv
+    set srv [restart_server $srv]
+    assert_equal {800 1} [r [client $srv] MGET counter byredis]
     kill_server $srv
 }
 
