@@ -403,17 +403,41 @@ static int aofLoadLegacy(void) {
 }
 
 /* A rewrite child that outlived a crashed parent leaves its temp file. */
+/* While appendonly waits for its first rewrite (AOF_WAIT_REWRITE) the
+ * writes go to temp-<appendfilename>.incr, as in Redis 7.0: the rewrite
+ * that succeeds renames it to the next incremental file in the same
+ * manifest swap; one that fails removes it, and the next attempt's
+ * snapshot holds what it had. Caller frees. */
+static sds aofTempIncrName(void) {
+    return sdscatprintf(sdsempty(), "temp-%s.incr", cfg.appendfilename);
+}
+
+static void aofTempIncrDrop(void) {
+    if (!aof.temp_incr) return;
+    aof.temp_incr = 0;
+    sds name = aofTempIncrName();
+    sds p = aofPath(aofDir(), name);
+    /* (Redis' words: its tests count them) */
+    serverLog(LL_NOTICE, "Removing the temp incr aof file %s in the background", name);
+    unlink(p); /* the open fd keeps taking writes until the next attempt reopens */
+    sdsfree(p);
+    sdsfree(name);
+}
+
 static void aofRemoveStaleTemps(void) {
+    sds tincr = aofTempIncrName();
     DIR *d = opendir(aofDir());
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, "temp-rewriteaof-bg-", 19) != 0) continue;
+        if (strncmp(e->d_name, "temp-rewriteaof-bg-", 19) != 0 && strcmp(e->d_name, tincr) != 0)
+            continue;
         sds p = aofPath(aofDir(), e->d_name);
         if (unlink(p) == 0) serverLog(LL_NOTICE, "Removed the stale rewrite file %s", e->d_name);
         sdsfree(p);
     }
     closedir(d);
+    sdsfree(tincr);
 }
 
 /* A base or incremental file of ours in the directory (manifest lost?). */
@@ -815,11 +839,19 @@ static int aofOpenNewIncr(void) {
         aof.durable_off = streamCursorOffset(&aof.cur);
     }
     if (aofFlushAll() == -1 && cfg.appendfsync == APPENDFSYNC_ALWAYS) return -1;
-    aofManifest *am = aofManifestDup(aof.am);
-    const char *name = aofManifestNewIncr(am, cfg.appendfilename);
+    aofManifest *am = NULL;
+    sds tname = NULL;
+    const char *name;
+    if (aof.state == AOF_WAIT_REWRITE) {
+        name = tname = aofTempIncrName();
+    } else {
+        am = aofManifestDup(aof.am);
+        name = aofManifestNewIncr(am, cfg.appendfilename);
+    }
     int fd = aofOpenIncr(name, 1);
     if (fd == -1) {
-        aofManifestFree(am);
+        if (am) aofManifestFree(am);
+        sdsfree(tname);
         return -1;
     }
     if (aof.state == AOF_ON) {
@@ -835,8 +867,12 @@ static int aofOpenNewIncr(void) {
             return -1;
         }
     }
-    aofManifestFree(aof.am);
-    aof.am = am;
+    if (am) {
+        aofManifestFree(aof.am);
+        aof.am = am;
+    }
+    aof.temp_incr = tname != NULL;
+    sdsfree(tname);
     if (aof.fd != -1) aofSubmitFdJob(aof.fd, 1, -1); /* (its pad went with aofFlushAll) */
     aof.fd = fd;
     aof.incr_size = aof.pad_end = 0;
@@ -866,6 +902,7 @@ static int aofRewriteStart(void) {
         aofRewriteFailed();
         return -1;
     }
+    aof.rewrites++; /* (started ones, as Redis counts aof_rewrites) */
     aof.rewrite_rdb = cfg.aof_use_rdb_preamble;
     pid_t pid = childFork(CHILD_TYPE_AOF);
     if (pid == 0) {
@@ -878,6 +915,7 @@ static int aofRewriteStart(void) {
     }
     if (pid == -1) {
         serverLog(LL_WARNING, "Can't rewrite append only file in background: fork: %s", strerror(errno));
+        aofTempIncrDrop();
         aofRewriteFailed();
         return -1;
     }
@@ -888,6 +926,9 @@ static int aofRewriteStart(void) {
 }
 
 static int aofRewriteRetryDelay(void) {
+    /* Turning appendonly on: at once, as Redis does before its third
+     * failure in a row (the AOF is not on until one succeeds). */
+    if (aof.state == AOF_WAIT_REWRITE && aof.rewrite_failures < 3) return 0;
     int shift = aof.rewrite_failures > 1 ? (int)(aof.rewrite_failures - 1) : 0;
     if (shift > 10) shift = 10;
     int d = AOF_REWRITE_RETRY_DELAY << shift;
@@ -920,11 +961,20 @@ void aofRewriteDone(pid_t pid, int exitcode, int bysignal) {
                   bysignal ? bysignal : exitcode);
         unlink(tmp);
         sdsfree(tmp);
+        aofTempIncrDrop();
         if (bysignal != SIGUSR1) aofRewriteFailed();
+        else if (aof.state == AOF_WAIT_REWRITE) aof.rewrite_scheduled = 1;
         return;
     }
     aofManifest *am = aofManifestDup(aof.am);
     const char *base = aofManifestNewBase(am, cfg.appendfilename, aof.rewrite_rdb);
+    sds incr_tmp = NULL, incr_dst = NULL;
+    if (aof.temp_incr) {
+        sds tname = aofTempIncrName();
+        incr_tmp = aofPath(aofDir(), tname);
+        incr_dst = aofPath(aofDir(), aofManifestNewIncr(am, cfg.appendfilename));
+        sdsfree(tname);
+    }
     aofManifestIncrToHistory(am, aof.state == AOF_OFF ? 0 : 1);
     sds dst = aofPath(aofDir(), base);
     sds err = NULL;
@@ -934,11 +984,24 @@ void aofRewriteDone(pid_t pid, int exitcode, int bysignal) {
         unlink(tmp);
         goto fail;
     }
+    if (incr_tmp && rename(incr_tmp, incr_dst) == -1) {
+        serverLog(LL_WARNING, "Error trying to rename the temporary AOF incr file %s into %s: %s",
+                  incr_tmp, incr_dst, strerror(errno));
+        unlink(dst);
+        goto fail;
+    }
+    /* (the manifest's directory fsync below covers both renames) */
     if (aofManifestPersist(am, aofDir(), cfg.appendfilename, &err) == -1) {
         serverLog(LL_WARNING, "%s", err);
         sdsfree(err);
         unlink(dst);
+        if (incr_tmp && rename(incr_dst, incr_tmp) == -1) { /* then fail drops what is there */
+        }
         goto fail;
+    }
+    if (incr_tmp) {
+        serverLog(LL_NOTICE, "Successfully renamed the temporary AOF incr file into %s", incr_dst);
+        aof.temp_incr = 0;
     }
     aofManifestFree(aof.am);
     aof.am = am;
@@ -952,16 +1015,20 @@ void aofRewriteDone(pid_t pid, int exitcode, int bysignal) {
     aofDeleteHistory(aof.am);
     aof.current_size = aof.base_size = manifestFileSize(base) + aof.incr_size;
     aof.last_bgrewrite_status = C_OK;
-    aof.rewrites++;
     aof.rewrite_failures = 0;
     serverLog(LL_NOTICE, "Background AOF rewrite finished successfully");
     sdsfree(dst);
     sdsfree(tmp);
+    sdsfree(incr_tmp);
+    sdsfree(incr_dst);
     return;
 fail:
     aofManifestFree(am);
     sdsfree(dst);
     sdsfree(tmp);
+    sdsfree(incr_tmp);
+    sdsfree(incr_dst);
+    aofTempIncrDrop();
     aofRewriteFailed();
 }
 
@@ -1042,6 +1109,7 @@ static void aofStop(void) {
     serverLog(LL_NOTICE, "Killing running AOF rewrite child / closing the AOF");
     aofFlushAll();
     aofKillRewrite();
+    aofTempIncrDrop();
     if (aof.fd != -1) close(aof.fd);
     aof.fd = -1;
     aofDetach();

@@ -70,6 +70,7 @@ typedef struct aofState {
     /* rewrite */
     int rewrite_scheduled;
     int rewrite_rdb;          /* the running child writes an RDB preamble */
+    int temp_incr;            /* aof.fd is temp-<appendfilename>.incr (AOF_WAIT_REWRITE) */
     time_t rewrite_start;     /* -1: none */
     time_t rewrite_last_time; /* seconds the last rewrite took, -1 */
     time_t rewrite_last_try;

@@ -526,6 +526,41 @@ test "CONFIG SET appendonly yes at run time starts with a rewrite; no stops appe
     kill_server $srv
 }
 
+test "CONFIG SET appendonly yes: writes go to a temp incr file until the first rewrite; a failed one removes it and is retried at once" {
+    set srv [start_server -config {rdb-key-save-delay 1000000}]
+    set c [client $srv]
+    for {set i 0} {$i < 10} {incr i} { r $c SET k$i v }
+    set tmp [file join [aofdir $srv] temp-appendonly.aof.incr]
+    assert_equal OK [r $c CONFIG SET appendonly yes]
+    assert_equal 1 [info_field $c aof_rewrite_in_progress]
+    r $c SET during 1
+    wait_for {[file exists $tmp] && [file size $tmp] > 0}
+    assert {![file exists [file join [aofdir $srv] appendonly.aof.manifest]]} "a manifest before the first base"
+    # two failures in a row: each removes the temp file, the next starts at once
+    foreach round {1 2} {
+        set child [exec pgrep -P [dict get $srv pid]]
+        if {$round == 2} { r $c CONFIG SET rdb-key-save-delay 0 }
+        exec kill -9 $child
+        wait_for {[regexp -all {Removing the temp incr aof file temp-appendonly.aof.incr} [read_bytes [dict get $srv log]]] == $round}
+        wait_for {[info_field $c aof_rewrites] == $round + 1} 3000 "the rewrite was not retried at once"
+        r $c SET during$round 1
+        if {$round == 1} { wait_for {![catch {exec pgrep -P [dict get $srv pid]}]} }
+    }
+    wait_for {[info_field $c aof_rewrite_in_progress] == 0 && [info_field $c aof_last_bgrewrite_status] eq "ok"}
+    assert_equal 1 [info_field $c aof_enabled]
+    assert_equal "file appendonly.aof.1.base.rdb seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n" [manifest $srv]
+    assert {![file exists $tmp]} "the temp incr file was not renamed"
+    r $c SET after 1
+    set digest [r $c DEBUG DIGEST]
+    crash $srv $c
+    dict set srv config {appendonly yes}
+    set srv [restart_server $srv]
+    set c [client $srv]
+    assert_equal $digest [r $c DEBUG DIGEST]
+    assert_equal {1 1 1 1 v} [r $c MGET during during1 during2 after k9]
+    kill_server $srv
+}
+
 test "Clients connecting while the AOF loads get -LOADING; INFO answers" {
     set srv [aof_server]
     set c [client $srv]
