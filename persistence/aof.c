@@ -402,7 +402,6 @@ static int aofLoadLegacy(void) {
     return 1;
 }
 
-/* A rewrite child that outlived a crashed parent leaves its temp file. */
 /* While appendonly waits for its first rewrite (AOF_WAIT_REWRITE) the
  * writes go to temp-<appendfilename>.incr, as in Redis 7.0: the rewrite
  * that succeeds renames it to the next incremental file in the same
@@ -424,10 +423,12 @@ static void aofTempIncrDrop(void) {
     sdsfree(name);
 }
 
+/* A rewrite child that outlived a crashed parent leaves its temp file; a
+ * crash while appendonly waited for its first rewrite, the temp incr. */
 static void aofRemoveStaleTemps(void) {
-    sds tincr = aofTempIncrName();
     DIR *d = opendir(aofDir());
     if (!d) return;
+    sds tincr = aofTempIncrName();
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         if (strncmp(e->d_name, "temp-rewriteaof-bg-", 19) != 0 && strcmp(e->d_name, tincr) != 0)
