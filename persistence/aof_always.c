@@ -44,6 +44,7 @@ typedef struct aofWriteJob {
     off_t start_size; /* logical file size before this job: restored on failure */
     off_t pad_end;    /* in: the file's real size (aof.pad_end); out: after the job */
     int prealloc;     /* the job may write pad ahead (aofPreallocNote) */
+    int pad_failed;   /* it tried, and the disk had no room for the pad */
     size_t len;       /* bytes to write: the annotation (ts_len) + stream bytes */
     size_t ts_len;
     time_t ts_time;
@@ -103,8 +104,10 @@ static void aofWriteJobRun(void *arg) {
             off_t to = aofPadEnd(end + AOF_PAD_CHUNK);
             if (aofPadWrite(j->fd, end + 1, to) == 0)
                 j->pad_end = to;
-            else /* no room for pad: the data alone, as without it */
+            else { /* no room for pad: the data alone, as without it */
                 j->pad_end = ftruncate(j->fd, end) == 0 ? end : end + 1;
+                j->pad_failed = 1;
+            }
         }
     }
     if (j->ok) aofDebugDelay();
@@ -248,6 +251,7 @@ void aofAlwaysKick(void) {
     j->start_size = (off_t)aof.incr_size;
     j->pad_end = (off_t)aof.pad_end;
     j->prealloc = aof.prealloc;
+    j->pad_failed = 0;
     j->ok = j->err = 0;
     j->ts_len = aofTimestamp(j->ts, sizeof(j->ts));
     j->ts_time = server.unixtime;
@@ -275,9 +279,17 @@ void aofAlwaysKick(void) {
  * AOF_PREALLOC_JOBS jobs took at most a second, off otherwise: a quiet
  * server's file grows with each write, as Redis' does. */
 #define AOF_PREALLOC_JOBS 64
-static void aofPreallocNote(long long submitted) {
+/* A disk without room for the pad is not asked again for this long: each
+ * try writes (and then cuts) whatever room is left. */
+#define AOF_PREALLOC_BACKOFF_US 10000000LL
+static void aofPreallocNote(long long submitted, int pad_failed) {
+    if (pad_failed) {
+        aof.prealloc = 0;
+        aof.prealloc_off_until = submitted + AOF_PREALLOC_BACKOFF_US;
+    }
     if (++aof.prealloc_jobs < AOF_PREALLOC_JOBS) return;
-    aof.prealloc = cfg.aof_preallocate && submitted - aof.prealloc_mark <= 1000000;
+    aof.prealloc = cfg.aof_preallocate && submitted - aof.prealloc_mark <= 1000000 &&
+                   submitted >= aof.prealloc_off_until;
     aof.prealloc_mark = submitted;
     aof.prealloc_jobs = 0;
 }
@@ -289,7 +301,7 @@ static void aofWriteJobDone(aofWriteJob *j) {
     long long took = ustime() - j->submitted;
     aof.service_us = aof.service_us ? (aof.service_us * 7 + took) / 8 : took;
     aof.pad_end = j->pad_end;
-    aofPreallocNote(j->submitted);
+    aofPreallocNote(j->submitted, j->pad_failed);
     if (j->ok) {
         streamCursorAdvance(&aof.cur, j->len - j->ts_len);
         if (j->ts_len) aof.last_ts = j->ts_time;

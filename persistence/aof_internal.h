@@ -36,6 +36,7 @@ typedef struct aofState {
     int prealloc;           /* always jobs may write pad ahead (aofPreallocNote) */
     int prealloc_jobs;      /* jobs since prealloc_mark */
     long long prealloc_mark; /* ustime() of the job that started the count */
+    long long prealloc_off_until; /* ustime(): no pad before (the disk had no room) */
     long long current_size; /* base + incremental files */
     long long base_size;    /* current_size after the last rewrite / load */
     time_t last_fsync;
