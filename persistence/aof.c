@@ -1046,7 +1046,12 @@ static void aofKillRewrite(void) {
 
 void aofCron(void) {
     aofInit();
-    if (aof.state == AOF_OFF) return;
+    if (aof.state == AOF_OFF) {
+        /* BGREWRITEAOF with appendonly no, scheduled behind a BGSAVE */
+        if (aof.rewrite_scheduled && childActiveType() == CHILD_TYPE_NONE && aofRewriteMayRetry())
+            aofRewriteStart();
+        return;
+    }
     /* Retry a failed write once a second; under everysec this also runs
      * the fsync when the loop is idle. */
     aofBeforeSleep();

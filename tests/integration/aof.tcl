@@ -561,6 +561,22 @@ test "CONFIG SET appendonly yes: writes go to a temp incr file until the first r
     kill_server $srv
 }
 
+test "BGREWRITEAOF with appendonly no, scheduled behind a BGSAVE, runs once the BGSAVE ends" {
+    set srv [start_server -config {rdb-key-save-delay 1000000}]
+    set c [client $srv]
+    r $c SET k v
+    r $c BGSAVE
+    assert_match "*scheduled*" [r $c BGREWRITEAOF]
+    assert_equal 1 [info_field $c aof_rewrite_scheduled]
+    r $c CONFIG SET rdb-key-save-delay 0
+    exec kill -9 [exec pgrep -P [dict get $srv pid]]
+    wait_for {[info_field $c aof_rewrite_scheduled] == 0 && [info_field $c aof_rewrite_in_progress] == 0} 5000 \
+        "the scheduled rewrite never ran"
+    assert_equal ok [info_field $c aof_last_bgrewrite_status]
+    assert_match "*type b*" [manifest $srv]
+    kill_server $srv
+}
+
 test "Clients connecting while the AOF loads get -LOADING; INFO answers" {
     set srv [aof_server]
     set c [client $srv]
